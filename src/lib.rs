@@ -1,0 +1,3 @@
+//! a2a-conform: a conformance test kit and faithful mock peer for the A2A protocol 1.0.
+
+pub mod protocol;

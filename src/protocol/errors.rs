@@ -1,0 +1,203 @@
+//! The error catalogue: JSON-RPC standard codes (§9.5) and A2A codes (§3.3.2, §5.4).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+/// The `domain` of every A2A ErrorInfo (§10.6, §11.6).
+pub const ERROR_DOMAIN: &str = "a2a-protocol.org";
+/// `@type` of `google.rpc.ErrorInfo`.
+pub const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
+/// `@type` of `google.rpc.BadRequest`.
+pub const BAD_REQUEST_TYPE: &str = "type.googleapis.com/google.rpc.BadRequest";
+
+macro_rules! error_codes {
+    ($($(#[$m:meta])* $variant:ident = $code:literal, $reason:literal, $message:literal;)+) => {
+        /// Every error code the protocol defines, plus the kit's authentication code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $($(#[$m])* $variant,)+
+        }
+
+        impl ErrorCode {
+            /// All codes, in catalogue order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)+];
+
+            /// The numeric JSON-RPC code.
+            pub fn code(self) -> i64 {
+                match self { $(ErrorCode::$variant => $code,)+ }
+            }
+
+            /// The ErrorInfo `reason`: the UPPER_SNAKE error name without "Error".
+            pub fn reason(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $reason,)+ }
+            }
+
+            /// The spec's standard message for this code.
+            pub fn standard_message(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $message,)+ }
+            }
+
+            /// Looks a numeric code up.
+            pub fn from_code(code: i64) -> Option<Self> {
+                match code { $($code => Some(ErrorCode::$variant),)+ _ => None }
+            }
+        }
+    };
+}
+
+error_codes! {
+    /// -32700: the body is not JSON.
+    ParseError = -32700, "PARSE_ERROR", "Invalid JSON payload";
+    /// -32600: not a valid JSON-RPC request.
+    InvalidRequest = -32600, "INVALID_REQUEST", "Request payload validation error";
+    /// -32601: unknown method.
+    MethodNotFound = -32601, "METHOD_NOT_FOUND", "Method not found";
+    /// -32602: params fail validation.
+    InvalidParams = -32602, "INVALID_PARAMS", "Invalid parameters";
+    /// -32603: server fault.
+    Internal = -32603, "INTERNAL", "Internal error";
+    /// -32001.
+    TaskNotFound = -32001, "TASK_NOT_FOUND", "Task not found";
+    /// -32002.
+    TaskNotCancelable = -32002, "TASK_NOT_CANCELABLE", "Task cannot be canceled";
+    /// -32003.
+    PushNotificationNotSupported = -32003, "PUSH_NOTIFICATION_NOT_SUPPORTED", "Push Notification is not supported";
+    /// -32004.
+    UnsupportedOperation = -32004, "UNSUPPORTED_OPERATION", "This operation is not supported";
+    /// -32005.
+    ContentTypeNotSupported = -32005, "CONTENT_TYPE_NOT_SUPPORTED", "Incompatible content types";
+    /// -32006.
+    InvalidAgentResponse = -32006, "INVALID_AGENT_RESPONSE", "Invalid agent response";
+    /// -32007.
+    ExtendedAgentCardNotConfigured = -32007, "EXTENDED_AGENT_CARD_NOT_CONFIGURED", "Extended Agent Card not configured";
+    /// -32008.
+    ExtensionSupportRequired = -32008, "EXTENSION_SUPPORT_REQUIRED", "Extension support required";
+    /// -32009.
+    VersionNotSupported = -32009, "VERSION_NOT_SUPPORTED", "Version not supported";
+    /// -32000: the spec names authentication errors a "JSON-RPC custom error" without a code
+    /// (digest §3); the kit uses the JSON-RPC server-error code just outside A2A's reserved range.
+    Unauthenticated = -32000, "UNAUTHENTICATED", "Authentication required";
+}
+
+impl ErrorCode {
+    /// True for codes in the A2A range, which carry an ErrorInfo detail.
+    pub fn is_a2a(self) -> bool {
+        (-32099..=-32001).contains(&self.code())
+    }
+}
+
+/// One `google.rpc.BadRequest` field violation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FieldViolation {
+    /// Path of the offending field, e.g. `message.parts[0]`.
+    pub field: String,
+    /// Why it is wrong.
+    pub description: String,
+}
+
+/// A JSON-RPC error as the mock sends it: code, message and `data` array of `@type` objects.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    /// The catalogue entry.
+    pub code: ErrorCode,
+    /// Human-readable message.
+    pub message: String,
+    /// ErrorInfo metadata (string values only, as in `google.rpc.ErrorInfo`).
+    pub metadata: Map<String, Value>,
+    /// BadRequest field violations, for -32602.
+    pub violations: Vec<FieldViolation>,
+}
+
+impl RpcError {
+    /// An error with a specific message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        RpcError { code, message: message.into(), metadata: Map::new(), violations: Vec::new() }
+    }
+
+    /// An error with the spec's standard message.
+    pub fn standard(code: ErrorCode) -> Self {
+        Self::new(code, code.standard_message())
+    }
+
+    /// -32602 naming the offending field.
+    pub fn invalid_params(field: impl Into<String>, description: impl Into<String>) -> Self {
+        let field = field.into();
+        let description = description.into();
+        let mut e = Self::new(ErrorCode::InvalidParams, format!("Invalid parameters: {field}: {description}"));
+        e.violations.push(FieldViolation { field, description });
+        e
+    }
+
+    /// -32001 for a task id.
+    pub fn task_not_found(task_id: &str) -> Self {
+        Self::standard(ErrorCode::TaskNotFound).with_meta("taskId", task_id)
+    }
+
+    /// Adds an ErrorInfo metadata entry.
+    pub fn with_meta(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.metadata.insert(key.to_owned(), Value::String(value.into()));
+        self
+    }
+
+    /// The JSON-RPC `error` object (§9.5).
+    pub fn to_json(&self) -> Value {
+        let mut data = Vec::new();
+        if self.code.is_a2a() || self.code == ErrorCode::Unauthenticated {
+            let mut info = json!({
+                "@type": ERROR_INFO_TYPE,
+                "reason": self.code.reason(),
+                "domain": ERROR_DOMAIN,
+            });
+            if !self.metadata.is_empty() {
+                info["metadata"] = Value::Object(self.metadata.clone());
+            }
+            data.push(info);
+        }
+        if !self.violations.is_empty() {
+            data.push(json!({"@type": BAD_REQUEST_TYPE, "fieldViolations": self.violations}));
+        }
+        let mut err = json!({"code": self.code.code(), "message": self.message});
+        if !data.is_empty() {
+            err["data"] = Value::Array(data);
+        }
+        err
+    }
+}
+
+impl std::fmt::Display for RpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.code.code())
+    }
+}
+
+impl std::error::Error for RpcError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a2a_errors_carry_error_info() {
+        let e = RpcError::task_not_found("t-1").to_json();
+        assert_eq!(e["code"], -32001);
+        assert_eq!(e["data"][0]["@type"], ERROR_INFO_TYPE);
+        assert_eq!(e["data"][0]["reason"], "TASK_NOT_FOUND");
+        assert_eq!(e["data"][0]["domain"], ERROR_DOMAIN);
+        assert_eq!(e["data"][0]["metadata"]["taskId"], "t-1");
+    }
+
+    #[test]
+    fn invalid_params_carry_bad_request() {
+        let e = RpcError::invalid_params("message.parts", "must not be empty").to_json();
+        assert_eq!(e["code"], -32602);
+        assert_eq!(e["data"][0]["@type"], BAD_REQUEST_TYPE);
+        assert_eq!(e["data"][0]["fieldViolations"][0]["field"], "message.parts");
+    }
+
+    #[test]
+    fn codes_round_trip() {
+        for c in ErrorCode::ALL {
+            assert_eq!(ErrorCode::from_code(c.code()), Some(*c));
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! The JSON-RPC 2.0 envelope (§9.3) and the 11 method names (§5.3).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::errors::RpcError;
+
+/// A JSON-RPC request id: a string or a number (null is not accepted from A2A clients).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// Numeric id.
+    Number(serde_json::Number),
+    /// String id.
+    String(String),
+}
+
+impl RequestId {
+    /// The id as a JSON value.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+macro_rules! methods {
+    ($($(#[$m:meta])* $variant:ident => $name:literal, $section:literal, $streaming:literal;)+) => {
+        /// The 11 A2A methods, by their 1.0 PascalCase names.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Method {
+            $($(#[$m])* $variant,)+
+        }
+
+        impl Method {
+            /// All methods in §5.3 order.
+            pub const ALL: &'static [Method] = &[$(Method::$variant,)+];
+
+            /// The wire name.
+            pub fn name(self) -> &'static str {
+                match self { $(Method::$variant => $name,)+ }
+            }
+
+            /// The JSON-RPC section of the spec that defines it.
+            pub fn section(self) -> &'static str {
+                match self { $(Method::$variant => $section,)+ }
+            }
+
+            /// True for the two methods answered with SSE.
+            pub fn is_streaming(self) -> bool {
+                match self { $(Method::$variant => $streaming,)+ }
+            }
+
+            /// Looks a wire name up (exact, case-sensitive).
+            pub fn from_name(s: &str) -> Option<Self> {
+                match s { $($name => Some(Method::$variant),)+ _ => None }
+            }
+        }
+    };
+}
+
+methods! {
+    /// Send a message, get a Task or Message.
+    SendMessage => "SendMessage", "9.4.1", false;
+    /// Send a message, get an SSE stream.
+    SendStreamingMessage => "SendStreamingMessage", "9.4.2", true;
+    /// Fetch a task.
+    GetTask => "GetTask", "9.4.3", false;
+    /// List tasks.
+    ListTasks => "ListTasks", "9.4.4", false;
+    /// Cancel a task.
+    CancelTask => "CancelTask", "9.4.5", false;
+    /// Stream a task's updates.
+    SubscribeToTask => "SubscribeToTask", "9.4.6", true;
+    /// Register a webhook.
+    CreateTaskPushNotificationConfig => "CreateTaskPushNotificationConfig", "9.4.7", false;
+    /// Read a webhook.
+    GetTaskPushNotificationConfig => "GetTaskPushNotificationConfig", "9.4.7", false;
+    /// List webhooks.
+    ListTaskPushNotificationConfigs => "ListTaskPushNotificationConfigs", "9.4.7", false;
+    /// Remove a webhook.
+    DeleteTaskPushNotificationConfig => "DeleteTaskPushNotificationConfig", "9.4.7", false;
+    /// Fetch the authenticated extended card.
+    GetExtendedAgentCard => "GetExtendedAgentCard", "9.4.8", false;
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A success response envelope.
+pub fn success(id: &RequestId, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id.to_json(), "result": result})
+}
+
+/// An error response envelope; `id` is null when the request's id could not be read.
+pub fn failure(id: Option<&RequestId>, error: &RpcError) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id.map(RequestId::to_json).unwrap_or(Value::Null),
+        "error": error.to_json(),
+    })
+}
+
+/// A request envelope, as the reference client sends it.
+pub fn request(id: &RequestId, method: Method, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id.to_json(), "method": method.name(), "params": params})
+}

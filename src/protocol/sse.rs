@@ -1,0 +1,50 @@
+//! Server-Sent Events framing (WHATWG HTML §9.2) as A2A streams use it (§9.4.2).
+
+/// Encodes one SSE event. `data` is split on line breaks so that every line gets its own `data:`
+/// field, which is what the framing requires for multi-line payloads; `id` must not contain a line
+/// break or NUL, or the field is dropped (a receiver would ignore it anyway).
+pub fn encode_event(id: Option<&str>, event: Option<&str>, data: &str) -> String {
+    let mut out = String::with_capacity(data.len() + 32);
+    if let Some(id) = id.filter(|i| !i.contains(['\n', '\r', '\0'])) {
+        out.push_str("id: ");
+        out.push_str(id);
+        out.push('\n');
+    }
+    if let Some(ev) = event.filter(|e| !e.contains(['\n', '\r'])) {
+        out.push_str("event: ");
+        out.push_str(ev);
+        out.push('\n');
+    }
+    for line in data.split(['\n']) {
+        out.push_str("data: ");
+        out.push_str(line.strip_suffix('\r').unwrap_or(line));
+        out.push('\n');
+    }
+    out.push('\n');
+    out
+}
+
+/// Encodes a comment line, used as a keep-alive.
+pub fn encode_comment(text: &str) -> String {
+    format!(": {}\n\n", text.replace(['\n', '\r'], " "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_line_event_with_id() {
+        assert_eq!(encode_event(Some("7"), None, "{\"a\":1}"), "id: 7\ndata: {\"a\":1}\n\n");
+    }
+
+    #[test]
+    fn multi_line_data_gets_one_field_per_line() {
+        assert_eq!(encode_event(None, Some("x"), "a\nb"), "event: x\ndata: a\ndata: b\n\n");
+    }
+
+    #[test]
+    fn id_with_newline_is_dropped() {
+        assert_eq!(encode_event(Some("a\nb"), None, "x"), "data: x\n\n");
+    }
+}
