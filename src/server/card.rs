@@ -1,0 +1,148 @@
+//! The mock's Agent Card (§8) and its HTTP caching headers (§8.6).
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use sha2::{Digest, Sha256};
+
+use super::config::{ExtendedCard, MockConfig};
+use super::scenario::ScenarioBook;
+use crate::protocol::version::PROTOCOL_VERSION;
+use crate::protocol::{
+    AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentProvider, AgentSkill, HttpAuthSecurityScheme,
+    SecurityScheme,
+};
+
+/// Path of the well-known card (§8.2).
+pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-card.json";
+/// Path of the JSON-RPC endpoint, advertised in `supportedInterfaces`.
+pub const RPC_PATH: &str = "/rpc";
+/// Name of the bearer scheme protecting the extended card.
+pub const BEARER_SCHEME: &str = "bearer";
+
+/// A serialized card with the validators a cache needs.
+#[derive(Debug, Clone)]
+pub struct CardDocument {
+    /// The card.
+    pub card: AgentCard,
+    /// Its JSON bytes, as served.
+    pub body: Vec<u8>,
+    /// Strong ETag, quoted.
+    pub etag: String,
+    /// When this card was built.
+    pub last_modified: SystemTime,
+}
+
+impl CardDocument {
+    /// Serializes a card and derives its ETag from the bytes.
+    pub fn new(card: AgentCard) -> Self {
+        let body = serde_json::to_vec_pretty(&card).expect("AgentCard serializes");
+        let digest = Sha256::digest(&body);
+        let etag = format!("\"{}\"", hex::encode(&digest[..12]));
+        CardDocument { card, body, etag, last_modified: SystemTime::now() }
+    }
+
+    /// True if an `If-None-Match` header value matches this card (weak comparison, RFC 9110 §13.1.2).
+    pub fn matches_if_none_match(&self, header: &str) -> bool {
+        header.split(',').map(str::trim).any(|tag| tag == "*" || tag.trim_start_matches("W/") == self.etag)
+    }
+
+    /// True if an `If-Modified-Since` date is not older than this card (second precision).
+    pub fn not_modified_since(&self, header: &str) -> bool {
+        match httpdate::parse_http_date(header) {
+            Ok(since) => {
+                let secs = |t: SystemTime| t.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+                secs(self.last_modified) <= secs(since)
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+/// Builds the public card for a server whose base URL is `base_url` (no trailing slash).
+pub fn public_card(cfg: &MockConfig, base_url: &str, scenarios: &ScenarioBook) -> AgentCard {
+    let mut extensions: Vec<AgentExtension> = cfg
+        .extensions
+        .iter()
+        .map(|uri| AgentExtension {
+            uri: uri.clone(),
+            description: "Optional extension declared by the mock.".into(),
+            required: false,
+            params: None,
+        })
+        .collect();
+    extensions.extend(cfg.required_extensions.iter().map(|uri| AgentExtension {
+        uri: uri.clone(),
+        description: "Required extension: requests that do not activate it get -32008.".into(),
+        required: true,
+        params: None,
+    }));
+    let mut security_schemes = BTreeMap::new();
+    if let ExtendedCard::Bearer(_) = cfg.extended_card {
+        security_schemes.insert(
+            BEARER_SCHEME.to_owned(),
+            SecurityScheme::HttpAuthSecurityScheme(HttpAuthSecurityScheme {
+                description: "Bearer token required for GetExtendedAgentCard.".into(),
+                scheme: "Bearer".into(),
+                bearer_format: String::new(),
+            }),
+        );
+    }
+    AgentCard {
+        name: cfg.name.clone(),
+        description: "A faithful A2A 1.0 mock peer from a2a-conform. Its behaviour is scripted by scenario files \
+                      selected by the prefix of the first text part or of the messageId (ACTS §11)."
+            .into(),
+        supported_interfaces: vec![AgentInterface {
+            url: format!("{base_url}{RPC_PATH}"),
+            protocol_binding: "JSONRPC".into(),
+            tenant: cfg.tenant.clone(),
+            protocol_version: PROTOCOL_VERSION.into(),
+        }],
+        provider: Some(AgentProvider { url: base_url.to_owned(), organization: "a2a-conform".into() }),
+        version: env!("CARGO_PKG_VERSION").into(),
+        documentation_url: None,
+        capabilities: AgentCapabilities {
+            streaming: Some(cfg.streaming),
+            push_notifications: Some(cfg.push_notifications),
+            extensions,
+            extended_agent_card: Some(cfg.extended_card != ExtendedCard::Off),
+        },
+        security_schemes,
+        security_requirements: Vec::new(),
+        default_input_modes: cfg.input_modes.clone(),
+        default_output_modes: cfg.output_modes.clone(),
+        skills: scenarios
+            .all()
+            .map(|sc| AgentSkill {
+                id: sc.name.clone(),
+                name: sc.name.clone(),
+                description: sc.description.clone(),
+                tags: vec!["scenario".into()],
+                examples: sc.prefixes.iter().map(|p| format!("{p} hello")).collect(),
+                input_modes: Vec::new(),
+                output_modes: Vec::new(),
+                security_requirements: Vec::new(),
+            })
+            .collect(),
+        signatures: Vec::new(),
+        icon_url: None,
+    }
+}
+
+/// The extended card: the public card plus a skill only authenticated callers see.
+pub fn extended_card(public: &AgentCard) -> AgentCard {
+    let mut card = public.clone();
+    card.description.push_str(" This is the authenticated extended card.");
+    card.skills.push(AgentSkill {
+        id: "extended-diagnostics".into(),
+        name: "Extended diagnostics".into(),
+        description: "Only listed on the extended card (§3.1.11).".into(),
+        tags: vec!["extended".into()],
+        examples: Vec::new(),
+        input_modes: Vec::new(),
+        output_modes: Vec::new(),
+        security_requirements: Vec::new(),
+    });
+    card
+}

@@ -1,0 +1,103 @@
+//! What the mock peer declares and how it behaves, set from the command line or by a test.
+
+use std::path::PathBuf;
+
+use crate::protocol::limits::Limits;
+
+/// How the mock treats a request without an `A2A-Version` service parameter (digest §14 item 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MissingVersion {
+    /// Serve it as 1.0, as ACTS VER-NEG-002 and most SDKs do.
+    #[default]
+    AssumeCurrent,
+    /// The strict reading of §3.6.2: empty means 0.3, which this 1.0-only mock does not support
+    /// (-32009).
+    Reject,
+}
+
+/// Which webhook destinations push delivery may reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WebhookPolicy {
+    /// Public addresses only, as a production agent must (SSRF guard).
+    #[default]
+    PublicOnly,
+    /// Also loopback (127.0.0.0/8, ::1), for local receivers and tests.
+    AllowLoopback,
+    /// Also private and link-local ranges.
+    AllowPrivate,
+}
+
+/// The mock's extended card setting (§3.1.11, §13.3).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ExtendedCard {
+    /// Not declared: GetExtendedAgentCard returns -32004.
+    #[default]
+    Off,
+    /// Declared but not configured: -32007.
+    Unconfigured,
+    /// Served to callers presenting `Authorization: Bearer <token>`.
+    Bearer(String),
+}
+
+/// Every setting of the mock peer.
+#[derive(Debug, Clone)]
+pub struct MockConfig {
+    /// Agent name on the card.
+    pub name: String,
+    /// Declare and serve streaming.
+    pub streaming: bool,
+    /// Declare and serve push notifications.
+    pub push_notifications: bool,
+    /// Extended card mode.
+    pub extended_card: ExtendedCard,
+    /// Extension URIs declared optional on the card.
+    pub extensions: Vec<String>,
+    /// Extension URIs declared `required: true` (a request not activating them gets -32008).
+    pub required_extensions: Vec<String>,
+    /// Tenant the card's interface asks clients to echo ("" for none).
+    pub tenant: String,
+    /// Base URL to advertise instead of the bound address (behind a proxy).
+    pub public_url: Option<String>,
+    /// Media types accepted in message parts (§3.1.1, -32005 otherwise).
+    pub input_modes: Vec<String>,
+    /// Media types the agent produces.
+    pub output_modes: Vec<String>,
+    /// Requests without `A2A-Version`.
+    pub missing_version: MissingVersion,
+    /// Push destinations allowed.
+    pub webhooks: WebhookPolicy,
+    /// Per-attempt timeout of a webhook POST, in ms.
+    pub push_timeout_ms: u64,
+    /// Extra attempts after a failed webhook POST (exponential backoff).
+    pub push_retries: u32,
+    /// Extra scenario files, overriding built-ins of the same name.
+    pub scenario_dir: Option<PathBuf>,
+    /// Resource bounds.
+    pub limits: Limits,
+    /// `Cache-Control: max-age` of the card, in seconds.
+    pub card_max_age_secs: u64,
+}
+
+impl Default for MockConfig {
+    fn default() -> Self {
+        MockConfig {
+            name: "a2a-conform mock agent".into(),
+            streaming: true,
+            push_notifications: true,
+            extended_card: ExtendedCard::Off,
+            extensions: Vec::new(),
+            required_extensions: Vec::new(),
+            tenant: String::new(),
+            public_url: None,
+            input_modes: vec!["text/plain".into(), "application/json".into(), "application/octet-stream".into()],
+            output_modes: vec!["text/plain".into(), "application/json".into()],
+            missing_version: MissingVersion::default(),
+            webhooks: WebhookPolicy::default(),
+            push_timeout_ms: 10_000,
+            push_retries: 2,
+            scenario_dir: None,
+            limits: Limits::default(),
+            card_max_age_secs: 300,
+        }
+    }
+}

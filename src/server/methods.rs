@@ -1,0 +1,503 @@
+//! The 11 methods (§3.1, §9.4), on typed params. Each returns a JSON result, an SSE response or a
+//! JSON-RPC error; the HTTP adapter in `rpc` does the rest.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::response::Response;
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use super::App;
+use super::config::ExtendedCard;
+use super::push::{check_destination, ensure_worker};
+use super::scenario::{TemplateVars, render_parts};
+use super::stream;
+use super::tasks::runner::{agent_message, cancel, spawn_run};
+use super::tasks::view::view;
+use super::tasks::{Subscription, TaskHandle};
+use super::validate::{
+    check_history_length, check_id, check_input_media_types, check_message, check_output_modes, parse_params, require,
+};
+use crate::protocol::limits::{LIST_TASKS_DEFAULT_PAGE_SIZE, LIST_TASKS_MAX_PAGE_SIZE};
+use crate::protocol::{
+    CancelTaskRequest, ErrorCode, GetExtendedAgentCardRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Message, RequestId, RpcError,
+    SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+    TaskPushNotificationConfigRef, TaskState,
+};
+
+/// What a method produced.
+pub enum Outcome {
+    /// A JSON-RPC `result`.
+    Result(Value),
+    /// An SSE response.
+    Stream(Response),
+}
+
+/// Request facts that live outside `params`.
+pub struct CallContext {
+    /// The JSON-RPC id.
+    pub id: RequestId,
+    /// `Authorization` header value, if any.
+    pub authorization: Option<String>,
+    /// `Last-Event-ID` header value, if any.
+    pub last_event_id: Option<String>,
+}
+
+fn to_value<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).expect("protocol types serialize")
+}
+
+fn limit_reached(what: &str, limit: usize, flag: &str) -> RpcError {
+    RpcError::new(ErrorCode::UnsupportedOperation, format!("{what} limit of {limit} reached (raise it with {flag})"))
+}
+
+fn lookup(app: &App, tenant: &str, id: &str) -> Result<Arc<TaskHandle>, RpcError> {
+    app.store.get(tenant, id).ok_or_else(|| RpcError::task_not_found(id))
+}
+
+/// A message was accepted: either answered directly or attached to a task.
+enum Accepted {
+    Message(Message),
+    /// The task, a snapshot of it and the log position that snapshot reflects.
+    Task(Arc<TaskHandle>, Task, u64),
+}
+
+async fn accept_message(app: &App, req: &SendMessageRequest) -> Result<Accepted, RpcError> {
+    let limits = &app.config.limits;
+    let msg = &req.message;
+    check_message(msg, limits)?;
+    let cfg = req.configuration.clone().unwrap_or_default();
+    check_history_length("configuration.historyLength", cfg.history_length)?;
+    check_input_media_types(msg, &app.config.input_modes)?;
+    check_output_modes(&cfg.accepted_output_modes, &app.config.output_modes)?;
+    let inline_push = match cfg.task_push_notification_config {
+        Some(p) => Some(prepare_push_config(app, p, "configuration.taskPushNotificationConfig").await?),
+        None => None,
+    };
+    let input = msg.first_text().unwrap_or("").to_owned();
+
+    if !msg.task_id.is_empty() {
+        let handle = lookup(app, &req.tenant, &msg.task_id)?;
+        let mut msg = msg.clone();
+        let accepted = handle.update(|t| {
+            if !msg.context_id.is_empty() && msg.context_id != t.task.context_id {
+                return Err(RpcError::invalid_params(
+                    "message.contextId",
+                    format!("task {} belongs to context {}, not {}", t.task.id, t.task.context_id, msg.context_id),
+                ));
+            }
+            let state = t.state();
+            if state.is_terminal() {
+                return Err(RpcError::new(
+                    ErrorCode::UnsupportedOperation,
+                    format!("task {} is in terminal state {state} and accepts no further messages", t.task.id),
+                )
+                .with_meta("taskId", t.task.id.clone())
+                .with_meta("state", state.as_str()));
+            }
+            msg.context_id = t.task.context_id.clone();
+            t.push_history(msg.clone());
+            let steps = state.is_interrupted().then(|| {
+                t.scenario
+                    .continuation_for(&msg)
+                    .map(|c| c.steps.clone())
+                    .unwrap_or_else(|| app.scenarios.default_scenario().steps.clone())
+            });
+            let seq = t.log.last_seq().unwrap_or(0);
+            Ok((steps, t.task.clone(), seq))
+        })?;
+        let (steps, snapshot, seq) = accepted;
+        if let Some(mut p) = inline_push {
+            p.task_id = handle.id.clone();
+            handle.update(|t| t.push_configs.insert(p.id.clone(), p));
+            ensure_worker(&handle, app.push.clone(), Some(seq));
+        }
+        if let Some(steps) = steps {
+            spawn_run(handle.clone(), steps, input);
+        }
+        return Ok(Accepted::Task(handle, snapshot, seq));
+    }
+
+    let scenario = app.scenarios.select(msg);
+    let context_id = if msg.context_id.is_empty() { uuid::Uuid::new_v4().to_string() } else { msg.context_id.clone() };
+    if let Some(parts) = scenario.message_reply() {
+        let delay = scenario.reply_delay_ms();
+        if delay > 0 {
+            tokio::time::sleep(Duration::from_millis(delay)).await;
+        }
+        let vars = TemplateVars { input: &input, task_id: "", context_id: &context_id };
+        return Ok(Accepted::Message(agent_message("", &context_id, render_parts(parts, &vars))));
+    }
+    let handle = app
+        .store
+        .create(&req.tenant, context_id, msg.clone(), scenario.clone())
+        .map_err(|e| limit_reached("stored unfinished task", e.limit, "--max-tasks"))?;
+    if let Some(mut p) = inline_push {
+        p.task_id = handle.id.clone();
+        handle.update(|t| t.push_configs.insert(p.id.clone(), p));
+        ensure_worker(&handle, app.push.clone(), None);
+    }
+    let snapshot = handle.lock().task.clone();
+    spawn_run(handle.clone(), scenario.steps.clone(), input);
+    Ok(Accepted::Task(handle, snapshot, 0))
+}
+
+/// SendMessage (§3.1.1): blocking by default, `returnImmediately` returns the task as created.
+pub async fn send_message(app: &App, params: Value) -> Result<Outcome, RpcError> {
+    let req: SendMessageRequest = parse_params(params)?;
+    let cfg = req.configuration.clone().unwrap_or_default();
+    let (handle, snapshot, seq) = match accept_message(app, &req).await? {
+        Accepted::Message(m) => return Ok(Outcome::Result(to_value(&SendMessageResponse::Message(m)))),
+        Accepted::Task(h, snap, seq) => (h, snap, seq),
+    };
+    let task = if cfg.return_immediately {
+        snapshot
+    } else {
+        let mut sub = handle.subscribe_after(Some(seq));
+        let wait = async {
+            loop {
+                match sub.next_batch().await {
+                    Ok(batch) if batch.iter().any(|e| e.closes_stream) => break,
+                    Ok(_) => {}
+                    Err(_) => break,
+                }
+            }
+        };
+        // A script that never settles must not hold the caller forever; it gets the task as it stands.
+        let _ = tokio::time::timeout(Duration::from_millis(app.config.limits.max_blocking_ms), wait).await;
+        handle.lock().task.clone()
+    };
+    let task = view(&task, cfg.history_length, true);
+    Ok(Outcome::Result(to_value(&SendMessageResponse::Task(task))))
+}
+
+fn check_streaming(app: &App) -> Result<(), RpcError> {
+    if !app.config.streaming {
+        return Err(RpcError::new(
+            ErrorCode::UnsupportedOperation,
+            "streaming is not supported: the agent card declares capabilities.streaming false",
+        ));
+    }
+    Ok(())
+}
+
+fn check_subscriber_room(app: &App, handle: &TaskHandle) -> Result<(), RpcError> {
+    let max = app.config.limits.max_subscribers;
+    if handle.subscriber_count() >= max {
+        return Err(limit_reached("concurrent subscriber", max, "--max-subscribers"));
+    }
+    Ok(())
+}
+
+/// SendStreamingMessage (§3.1.2).
+pub async fn send_streaming_message(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
+    check_streaming(app)?;
+    let req: SendMessageRequest = parse_params(params)?;
+    let hl = req.configuration.as_ref().and_then(|c| c.history_length);
+    match accept_message(app, &req).await? {
+        Accepted::Message(m) => Ok(Outcome::Stream(stream::single(ctx.id.clone(), StreamResponse::Message(m)))),
+        Accepted::Task(handle, snapshot, seq) => {
+            check_subscriber_room(app, &handle)?;
+            let sub: Subscription = handle.subscribe_after(Some(seq));
+            let first = StreamResponse::Task(view(&snapshot, hl, true));
+            Ok(Outcome::Stream(stream::follow(ctx.id.clone(), Some((seq, first)), sub)))
+        }
+    }
+}
+
+/// GetTask (§3.1.3).
+pub fn get_task(app: &App, params: Value) -> Result<Outcome, RpcError> {
+    let req: GetTaskRequest = parse_params(params)?;
+    require("id", &req.id)?;
+    check_id("id", &req.id, &app.config.limits)?;
+    check_history_length("historyLength", req.history_length)?;
+    let handle = lookup(app, &req.tenant, &req.id)?;
+    let task = handle.lock().task.clone();
+    Ok(Outcome::Result(to_value(&view(&task, req.history_length, true))))
+}
+
+fn encode_cursor(ts_ms: i128, id: &str) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{ts_ms}:{id}"))
+}
+
+fn decode_cursor(token: &str) -> Option<(i128, String)> {
+    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(token).ok()?;
+    let s = String::from_utf8(raw).ok()?;
+    let (ts, id) = s.split_once(':')?;
+    Some((ts.parse().ok()?, id.to_owned()))
+}
+
+/// ListTasks (§3.1.4): filters, newest status first, cursor pagination, `nextPageToken: ""` last.
+pub fn list_tasks(app: &App, params: Value) -> Result<Outcome, RpcError> {
+    let req: ListTasksRequest = parse_params(params)?;
+    let page_size = req.page_size.unwrap_or(LIST_TASKS_DEFAULT_PAGE_SIZE);
+    if !(1..=LIST_TASKS_MAX_PAGE_SIZE).contains(&page_size) {
+        return Err(RpcError::invalid_params(
+            "pageSize",
+            format!("must be between 1 and {LIST_TASKS_MAX_PAGE_SIZE} (got {page_size})"),
+        ));
+    }
+    check_history_length("historyLength", req.history_length)?;
+    check_id("contextId", &req.context_id, &app.config.limits)?;
+    let cursor = if req.page_token.is_empty() {
+        None
+    } else {
+        Some(decode_cursor(&req.page_token).ok_or_else(|| RpcError::invalid_params("pageToken", "is not a token this server issued"))?)
+    };
+    let after_ms = req.status_timestamp_after.map(|t| t.unix_millis());
+    let mut rows: Vec<(i128, Task)> = app
+        .store
+        .all(&req.tenant)
+        .iter()
+        .map(|h| h.lock().task.clone())
+        .filter(|t| req.context_id.is_empty() || t.context_id == req.context_id)
+        .filter(|t| req.status == TaskState::Unspecified || t.status.state == req.status)
+        .map(|t| (t.status.timestamp.map_or(0, |ts| ts.unix_millis()), t))
+        .filter(|(ms, _)| after_ms.is_none_or(|a| *ms >= a))
+        .collect();
+    // Newest status first (§3.1.4); the id breaks ties so that the cursor order is total.
+    rows.sort_by(|(a_ms, a), (b_ms, b)| b_ms.cmp(a_ms).then_with(|| a.id.cmp(&b.id)));
+    let total = rows.len();
+    let start = match &cursor {
+        None => 0,
+        Some((ms, id)) => rows.iter().position(|(r_ms, t)| (r_ms < ms) || (r_ms == ms && t.id.as_str() > id.as_str())).unwrap_or(total),
+    };
+    let page: Vec<(i128, Task)> = rows.into_iter().skip(start).take(page_size as usize).collect();
+    let next_page_token = if start + page.len() < total {
+        page.last().map(|(ms, t)| encode_cursor(*ms, &t.id)).unwrap_or_default()
+    } else {
+        String::new()
+    };
+    let include_artifacts = req.include_artifacts.unwrap_or(false);
+    let resp = ListTasksResponse {
+        tasks: page.iter().map(|(_, t)| view(t, req.history_length, include_artifacts)).collect(),
+        next_page_token,
+        page_size,
+        total_size: i32::try_from(total).unwrap_or(i32::MAX),
+    };
+    Ok(Outcome::Result(to_value(&resp)))
+}
+
+/// CancelTask (§3.1.5).
+pub fn cancel_task(app: &App, params: Value) -> Result<Outcome, RpcError> {
+    let req: CancelTaskRequest = parse_params(params)?;
+    require("id", &req.id)?;
+    check_id("id", &req.id, &app.config.limits)?;
+    let handle = lookup(app, &req.tenant, &req.id)?;
+    if let Err(state) = cancel(&handle) {
+        return Err(RpcError::new(
+            ErrorCode::TaskNotCancelable,
+            format!("task {} is in terminal state {state} and cannot be canceled", req.id),
+        )
+        .with_meta("taskId", req.id.clone())
+        .with_meta("state", state.as_str()));
+    }
+    let task = handle.lock().task.clone();
+    Ok(Outcome::Result(to_value(&task)))
+}
+
+/// SubscribeToTask (§3.1.6), with resume after `Last-Event-ID` (kit extension).
+pub fn subscribe_to_task(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
+    check_streaming(app)?;
+    let req: SubscribeToTaskRequest = parse_params(params)?;
+    require("id", &req.id)?;
+    check_id("id", &req.id, &app.config.limits)?;
+    let handle = lookup(app, &req.tenant, &req.id)?;
+    let resume_after = match &ctx.last_event_id {
+        None => None,
+        Some(raw) => Some(raw.trim().parse::<u64>().map_err(|_| {
+            RpcError::invalid_params("Last-Event-ID", format!("{raw:?} is not an event id this server issued"))
+        })?),
+    };
+    let (snapshot, seq, retained) = {
+        let g = handle.lock();
+        let state = g.state();
+        if state.is_terminal() {
+            return Err(RpcError::new(
+                ErrorCode::UnsupportedOperation,
+                format!("task {} is in terminal state {state}; there is nothing to subscribe to", req.id),
+            )
+            .with_meta("taskId", req.id.clone())
+            .with_meta("state", state.as_str()));
+        }
+        if let Some(after) = resume_after
+            && !g.log.has_generated(after)
+        {
+            return Err(RpcError::invalid_params("Last-Event-ID", format!("event {after} has not been sent on this task")));
+        }
+        let retained = resume_after.map(|a| g.log.after(Some(a)).is_ok());
+        (g.task.clone(), g.log.last_seq().unwrap_or(0), retained)
+    };
+    check_subscriber_room(app, &handle)?;
+    let out = match (resume_after, retained) {
+        // Replay what came after the client's last event; no snapshot, the client has the state.
+        (Some(after), Some(true)) => stream::follow(ctx.id.clone(), None, handle.subscribe_after(Some(after))),
+        // First subscription, or the events to replay were evicted: start from a fresh snapshot.
+        _ => stream::follow(ctx.id.clone(), Some((seq, StreamResponse::Task(snapshot))), handle.subscribe_after(Some(seq))),
+    };
+    Ok(Outcome::Stream(out))
+}
+
+fn check_push(app: &App) -> Result<(), RpcError> {
+    if !app.config.push_notifications {
+        return Err(RpcError::standard(ErrorCode::PushNotificationNotSupported));
+    }
+    Ok(())
+}
+
+/// Validates a config and assigns its id; the webhook URL must pass the SSRF guard.
+async fn prepare_push_config(
+    app: &App,
+    mut cfg: TaskPushNotificationConfig,
+    field: &str,
+) -> Result<TaskPushNotificationConfig, RpcError> {
+    check_push(app)?;
+    let limits = &app.config.limits;
+    require(&format!("{field}.url"), &cfg.url)?;
+    check_id(&format!("{field}.id"), &cfg.id, limits)?;
+    if cfg.url.len() > 2048 {
+        return Err(RpcError::invalid_params(format!("{field}.url"), "longer than 2048 bytes"));
+    }
+    if let Some(a) = &cfg.authentication {
+        require(&format!("{field}.authentication.scheme"), &a.scheme)?;
+    }
+    check_destination(&cfg.url, app.config.webhooks)
+        .await
+        .map_err(|why| RpcError::invalid_params(format!("{field}.url"), format!("webhook refused: {why}")))?;
+    if cfg.id.is_empty() {
+        cfg.id = uuid::Uuid::new_v4().to_string();
+    }
+    Ok(cfg)
+}
+
+/// A config as returned to callers: the token and credentials are secrets and never come back.
+fn redacted(cfg: &TaskPushNotificationConfig) -> TaskPushNotificationConfig {
+    let mut c = cfg.clone();
+    c.token.clear();
+    if let Some(a) = c.authentication.as_mut() {
+        a.credentials.clear();
+    }
+    c
+}
+
+/// CreateTaskPushNotificationConfig (§3.1.7).
+pub async fn create_push_config(app: &App, params: Value) -> Result<Outcome, RpcError> {
+    check_push(app)?;
+    let req: TaskPushNotificationConfig = parse_params(params)?;
+    require("taskId", &req.task_id)?;
+    check_id("taskId", &req.task_id, &app.config.limits)?;
+    let handle = lookup(app, &req.tenant, &req.task_id)?;
+    let cfg = prepare_push_config(app, req, "params").await?;
+    let max = app.config.limits.max_push_configs;
+    let (stored, seq, terminal) = handle.update(|t| {
+        if !t.push_configs.contains_key(&cfg.id) && t.push_configs.len() >= max {
+            return Err(limit_reached("push configs per task", max, "--max-push-configs"));
+        }
+        t.push_configs.insert(cfg.id.clone(), cfg.clone());
+        Ok((cfg.clone(), t.log.last_seq(), t.state().is_terminal()))
+    })?;
+    if !terminal {
+        ensure_worker(&handle, app.push.clone(), seq);
+    }
+    Ok(Outcome::Result(to_value(&redacted(&stored))))
+}
+
+fn config_ref(app: &App, params: Value) -> Result<(TaskPushNotificationConfigRef, Arc<TaskHandle>), RpcError> {
+    check_push(app)?;
+    let req: TaskPushNotificationConfigRef = parse_params(params)?;
+    require("taskId", &req.task_id)?;
+    require("id", &req.id)?;
+    check_id("taskId", &req.task_id, &app.config.limits)?;
+    check_id("id", &req.id, &app.config.limits)?;
+    let handle = lookup(app, &req.tenant, &req.task_id)?;
+    Ok((req, handle))
+}
+
+/// GetTaskPushNotificationConfig (§3.1.8).
+pub fn get_push_config(app: &App, params: Value) -> Result<Outcome, RpcError> {
+    let (req, handle) = config_ref(app, params)?;
+    let found = handle.lock().push_configs.get(&req.id).cloned();
+    match found {
+        Some(c) => Ok(Outcome::Result(to_value(&redacted(&c)))),
+        None => Err(RpcError::new(
+            ErrorCode::TaskNotFound,
+            format!("push notification config {} does not exist for task {}", req.id, req.task_id),
+        )
+        .with_meta("taskId", req.task_id)
+        .with_meta("configId", req.id)),
+    }
+}
+
+/// ListTaskPushNotificationConfigs (§3.1.9).
+pub fn list_push_configs(app: &App, params: Value) -> Result<Outcome, RpcError> {
+    check_push(app)?;
+    let req: ListTaskPushNotificationConfigsRequest = parse_params(params)?;
+    require("taskId", &req.task_id)?;
+    check_id("taskId", &req.task_id, &app.config.limits)?;
+    if req.page_size < 0 {
+        return Err(RpcError::invalid_params("pageSize", "must not be negative"));
+    }
+    let handle = lookup(app, &req.tenant, &req.task_id)?;
+    let all: Vec<TaskPushNotificationConfig> = handle.lock().push_configs.values().cloned().collect();
+    let after = if req.page_token.is_empty() {
+        None
+    } else {
+        let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(&req.page_token)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .ok_or_else(|| RpcError::invalid_params("pageToken", "is not a token this server issued"))?;
+        Some(raw)
+    };
+    let size = if req.page_size == 0 { all.len().max(1) } else { req.page_size as usize };
+    let rest: Vec<_> = all.into_iter().filter(|c| after.as_ref().is_none_or(|a| c.id.as_str() > a.as_str())).collect();
+    let page: Vec<_> = rest.iter().take(size).map(redacted).collect();
+    let next_page_token = if rest.len() > page.len() {
+        page.last().map(|c| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&c.id)).unwrap_or_default()
+    } else {
+        String::new()
+    };
+    Ok(Outcome::Result(to_value(&ListTaskPushNotificationConfigsResponse { configs: page, next_page_token })))
+}
+
+/// DeleteTaskPushNotificationConfig (§3.1.10): idempotent, `{}` on success.
+pub fn delete_push_config(app: &App, params: Value) -> Result<Outcome, RpcError> {
+    let (req, handle) = config_ref(app, params)?;
+    handle.update(|t| t.push_configs.remove(&req.id));
+    Ok(Outcome::Result(json!({})))
+}
+
+/// GetExtendedAgentCard (§3.1.11, §13.3).
+pub fn get_extended_card(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
+    if !params.is_null() {
+        let _: GetExtendedAgentCardRequest = parse_params(params)?;
+    }
+    match &app.config.extended_card {
+        ExtendedCard::Off => Err(RpcError::new(
+            ErrorCode::UnsupportedOperation,
+            "the agent card does not declare capabilities.extendedAgentCard",
+        )),
+        ExtendedCard::Unconfigured => Err(RpcError::standard(ErrorCode::ExtendedAgentCardNotConfigured)),
+        ExtendedCard::Bearer(token) => {
+            let presented = ctx
+                .authorization
+                .as_deref()
+                .and_then(|h| h.split_once(' '))
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .map(|(_, t)| t.trim());
+            if presented.is_none_or(|p| !constant_time_eq(p.as_bytes(), token.as_bytes())) {
+                return Err(RpcError::new(
+                    ErrorCode::Unauthenticated,
+                    "GetExtendedAgentCard requires a valid bearer token (scheme \"bearer\" on the card)",
+                ));
+            }
+            Ok(Outcome::Result(to_value(&app.extended_card.as_ref().expect("built when a token is set").card)))
+        }
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

@@ -1,0 +1,215 @@
+//! The reference server ("mock peer"): a spec-exact A2A 1.0 agent over JSON-RPC + SSE whose
+//! behaviour is scripted by scenario files.
+
+pub mod card;
+pub mod config;
+pub mod methods;
+pub mod push;
+pub mod rpc;
+pub mod scenario;
+pub mod stream;
+pub mod tasks;
+pub mod validate;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+pub use config::{ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
+
+use card::{CardDocument, RPC_PATH, WELL_KNOWN_PATH};
+use push::PushDispatcher;
+use scenario::{ScenarioBook, ScenarioError};
+use tasks::TaskStore;
+
+/// Shared state of a running mock.
+#[derive(Debug)]
+pub struct App {
+    /// Settings.
+    pub config: MockConfig,
+    /// The public card, serialized.
+    pub card: CardDocument,
+    /// The extended card, when one is configured.
+    pub extended_card: Option<CardDocument>,
+    /// Scripted behaviours.
+    pub scenarios: ScenarioBook,
+    /// Tasks.
+    pub store: TaskStore,
+    /// Push delivery settings.
+    pub push: Arc<PushDispatcher>,
+}
+
+/// The mock could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum MockError {
+    /// A scenario file is unusable.
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl App {
+    /// Builds the state for a server reachable at `base_url` (no trailing slash).
+    pub fn new(config: MockConfig, base_url: &str) -> Result<Self, MockError> {
+        let mut scenarios = ScenarioBook::builtin()?;
+        if let Some(dir) = &config.scenario_dir {
+            scenarios.add_dir(dir)?;
+        }
+        let public = card::public_card(&config, base_url, &scenarios);
+        let extended_card = matches!(config.extended_card, ExtendedCard::Bearer(_))
+            .then(|| CardDocument::new(card::extended_card(&public)));
+        let l = &config.limits;
+        let store = TaskStore::new(l.max_tasks, l.max_task_events, l.max_history);
+        let push = Arc::new(PushDispatcher {
+            policy: config.webhooks,
+            timeout: Duration::from_millis(config.push_timeout_ms),
+            retries: config.push_retries,
+        });
+        Ok(App { card: CardDocument::new(public), extended_card, scenarios, store, push, config })
+    }
+}
+
+async fn serve_card(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    let doc = &app.card;
+    let inm = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
+    let not_modified = match inm {
+        Some(tags) => doc.matches_if_none_match(tags),
+        None => headers
+            .get(header::IF_MODIFIED_SINCE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|d| doc.not_modified_since(d)),
+    };
+    let mut r = if not_modified {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        let mut r = doc.body.clone().into_response();
+        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        r
+    };
+    let h = r.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&format!("public, max-age={}", app.config.card_max_age_secs)) {
+        h.insert(header::CACHE_CONTROL, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&doc.etag) {
+        h.insert(header::ETAG, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&httpdate::fmt_http_date(doc.last_modified)) {
+        h.insert(header::LAST_MODIFIED, v);
+    }
+    r
+}
+
+/// The mock's routes: the well-known card and the JSON-RPC endpoint (with or without a trailing
+/// slash). Usable without a socket through `tower::ServiceExt::oneshot`.
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route(WELL_KNOWN_PATH, get(serve_card))
+        .route(RPC_PATH, post(rpc::endpoint))
+        .route(&format!("{RPC_PATH}/"), post(rpc::endpoint))
+        .with_state(app)
+}
+
+/// A running mock peer on a local port.
+#[derive(Debug)]
+pub struct MockServer {
+    addr: SocketAddr,
+    base_url: String,
+    app: Arc<App>,
+    shutdown: Option<oneshot::Sender<()>>,
+    join: Option<JoinHandle<()>>,
+}
+
+impl MockServer {
+    /// Starts a mock on 127.0.0.1 with an OS-chosen port.
+    pub async fn start(config: MockConfig) -> Result<Self, MockError> {
+        Self::bind(config, SocketAddr::from(([127, 0, 0, 1], 0))).await
+    }
+
+    /// Starts a mock on `addr` (port 0: any free port).
+    pub async fn bind(config: MockConfig, addr: SocketAddr) -> Result<Self, MockError> {
+        let listener = TcpListener::bind(addr).await.map_err(|source| MockError::Bind { addr, source })?;
+        let addr = listener.local_addr().map_err(|source| MockError::Bind { addr, source })?;
+        let base_url = match &config.public_url {
+            Some(u) => u.trim_end_matches('/').to_owned(),
+            None => format!("http://{addr}"),
+        };
+        let app = Arc::new(App::new(config, &base_url)?);
+        let (tx, rx) = oneshot::channel::<()>();
+        let service = router(app.clone());
+        let join = tokio::spawn(async move {
+            let shutdown = async {
+                let _ = rx.await;
+            };
+            if let Err(e) = axum::serve(listener, service).with_graceful_shutdown(shutdown).await {
+                tracing::error!("mock server stopped: {e}");
+            }
+        });
+        Ok(MockServer { addr, base_url, app, shutdown: Some(tx), join: Some(join) })
+    }
+
+    /// The socket address listened on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Base URL, e.g. `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The JSON-RPC endpoint URL advertised on the card.
+    pub fn rpc_url(&self) -> String {
+        format!("{}{RPC_PATH}", self.base_url)
+    }
+
+    /// The well-known card URL.
+    pub fn card_url(&self) -> String {
+        format!("{}{WELL_KNOWN_PATH}", self.base_url)
+    }
+
+    /// The shared state (card, store), for tests and the CLI.
+    pub fn app(&self) -> &Arc<App> {
+        &self.app
+    }
+
+    /// Stops accepting connections. Open streams are dropped.
+    pub async fn shutdown(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(j) = self.join.take() {
+            j.abort();
+            let _ = j.await;
+        }
+    }
+
+    /// Serves until the process is interrupted (Ctrl-C).
+    pub async fn run_until_ctrl_c(self) {
+        let _ = tokio::signal::ctrl_c().await;
+        self.shutdown().await;
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        if let Some(j) = self.join.take() {
+            j.abort();
+        }
+    }
+}

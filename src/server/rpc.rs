@@ -1,0 +1,212 @@
+//! The JSON-RPC endpoint over HTTP (§9): content type, body bounds, envelope, `A2A-Version`,
+//! required extensions, then dispatch. Every failure is a JSON-RPC error with HTTP 200 (digest §14
+//! item 4), except authentication, which also says 401.
+
+use std::sync::Arc;
+
+use axum::body::{Body, to_bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use super::App;
+use super::config::MissingVersion;
+use super::methods::{self, CallContext, Outcome};
+use crate::protocol::jsonrpc::{Method, RequestId, failure, success};
+use crate::protocol::limits::json_depth_exceeds;
+use crate::protocol::version::{EXTENSIONS_HEADER, ProtocolVersion, VERSION_HEADER, split_list};
+use crate::protocol::{ErrorCode, RpcError};
+
+fn json_response(status: StatusCode, body: &Value, extensions: Option<&str>) -> Response {
+    let mut r = (status, body.to_string()).into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    if let Some(ext) = extensions.and_then(|e| HeaderValue::from_str(e).ok()) {
+        r.headers_mut().insert(EXTENSIONS_HEADER, ext);
+    }
+    r
+}
+
+fn error_response(id: Option<&RequestId>, err: &RpcError) -> Response {
+    let status = if err.code == ErrorCode::Unauthenticated { StatusCode::UNAUTHORIZED } else { StatusCode::OK };
+    let mut r = json_response(status, &failure(id, err), None);
+    if status == StatusCode::UNAUTHORIZED {
+        r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"a2a-conform\""));
+    }
+    r
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// True for `application/json` and any `+json` media type, ignoring parameters.
+fn is_json_content_type(value: &str) -> bool {
+    let base = value.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    base == "application/json" || (base.starts_with("application/") && base.ends_with("+json"))
+}
+
+/// The version the request asks for: the header, else the `A2A-Version` query parameter (§3.6.1).
+fn requested_version(headers: &HeaderMap, uri: &Uri) -> Option<String> {
+    if let Some(v) = header_str(headers, VERSION_HEADER) {
+        return Some(v.to_owned());
+    }
+    uri.query()?.split('&').find_map(|kv| {
+        let (k, v) = kv.split_once('=')?;
+        k.eq_ignore_ascii_case(VERSION_HEADER).then(|| v.to_owned())
+    })
+}
+
+fn check_version(app: &App, raw: Option<String>) -> Result<(), RpcError> {
+    let raw = raw.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+    let version = match raw {
+        None if app.config.missing_version == MissingVersion::AssumeCurrent => return Ok(()),
+        None => ProtocolVersion::V0_3,
+        Some(s) => match ProtocolVersion::parse(&s) {
+            Some(v) => v,
+            None => {
+                return Err(RpcError::new(ErrorCode::VersionNotSupported, format!("A2A-Version {s:?} is not Major.Minor; this agent supports 1.0"))
+                    .with_meta("requestedVersion", s)
+                    .with_meta("supportedVersions", "1.0"));
+            }
+        },
+    };
+    if version == ProtocolVersion::V1_0 {
+        return Ok(());
+    }
+    Err(RpcError::new(ErrorCode::VersionNotSupported, format!("A2A-Version {version} is not supported; this agent supports 1.0"))
+        .with_meta("requestedVersion", version.to_string())
+        .with_meta("supportedVersions", "1.0"))
+}
+
+/// Required extensions the request did not activate give -32008; returns the activated ones to echo.
+fn check_extensions(app: &App, headers: &HeaderMap) -> Result<Option<String>, RpcError> {
+    let requested: Vec<&str> = headers.get_all(EXTENSIONS_HEADER).iter().filter_map(|v| v.to_str().ok()).flat_map(split_list).collect();
+    if let Some(missing) = app.config.required_extensions.iter().find(|r| !requested.contains(&r.as_str())) {
+        return Err(RpcError::new(
+            ErrorCode::ExtensionSupportRequired,
+            format!("this agent requires extension {missing}; activate it with the A2A-Extensions header"),
+        )
+        .with_meta("extension", missing.clone()));
+    }
+    let declared = app.config.extensions.iter().chain(&app.config.required_extensions);
+    let active: Vec<&str> = declared.filter(|d| requested.contains(&d.as_str())).map(String::as_str).collect();
+    Ok((!active.is_empty()).then(|| active.join(", ")))
+}
+
+/// Reads the envelope; errors carry the id when it could be read.
+fn parse_envelope(body: &[u8]) -> Result<(RequestId, String, Value), (Option<RequestId>, RpcError)> {
+    let v: Value = serde_json::from_slice(body)
+        .map_err(|e| (None, RpcError::new(ErrorCode::ParseError, format!("Invalid JSON payload: {e}"))))?;
+    let invalid = |id: Option<RequestId>, why: &str| (id, RpcError::new(ErrorCode::InvalidRequest, format!("Request payload validation error: {why}")));
+    let obj = match v {
+        Value::Object(o) => o,
+        Value::Array(_) => return Err(invalid(None, "batch requests are not part of the A2A JSON-RPC binding")),
+        _ => return Err(invalid(None, "the request must be a JSON object")),
+    };
+    let id = match obj.get("id") {
+        Some(Value::String(s)) => Some(RequestId::String(s.clone())),
+        Some(Value::Number(n)) => Some(RequestId::Number(n.clone())),
+        Some(Value::Null) | None => None,
+        Some(_) => return Err(invalid(None, "`id` must be a string or a number")),
+    };
+    if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+        return Err(invalid(id, "`jsonrpc` must be \"2.0\""));
+    }
+    let Some(id) = id else {
+        return Err(invalid(None, "`id` is required: A2A defines no notifications"));
+    };
+    let method = match obj.get("method") {
+        Some(Value::String(m)) => m.clone(),
+        _ => return Err(invalid(Some(id), "`method` must be a string")),
+    };
+    let params = obj.get("params").cloned().unwrap_or(Value::Null);
+    if !matches!(params, Value::Object(_) | Value::Null) {
+        return Err((Some(id), RpcError::invalid_params("params", "must be an object (by-name parameters)")));
+    }
+    Ok((id, method, params))
+}
+
+/// The JSON-RPC endpoint handler.
+pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri, body: Body) -> Response {
+    let limits = &app.config.limits;
+    match header_str(&headers, header::CONTENT_TYPE.as_str()) {
+        Some(ct) if is_json_content_type(ct) => {}
+        other => {
+            let why = match other {
+                Some(ct) => format!("Content-Type {ct:?} is not application/json"),
+                None => "Content-Type application/json is required".to_owned(),
+            };
+            return error_response(None, &RpcError::new(ErrorCode::InvalidRequest, format!("Request payload validation error: {why}")));
+        }
+    }
+    let bytes = match to_bytes(body, limits.max_request_bytes).await {
+        Ok(b) => b,
+        Err(_) => {
+            let e = RpcError::new(
+                ErrorCode::InvalidRequest,
+                format!("Request payload validation error: the body exceeds {} bytes", limits.max_request_bytes),
+            );
+            return error_response(None, &e);
+        }
+    };
+    if json_depth_exceeds(&bytes, limits.max_json_depth) {
+        let e = RpcError::new(
+            ErrorCode::InvalidRequest,
+            format!("Request payload validation error: JSON nested deeper than {} levels", limits.max_json_depth),
+        );
+        return error_response(None, &e);
+    }
+    let (id, method_name, params) = match parse_envelope(&bytes) {
+        Ok(x) => x,
+        Err((id, e)) => return error_response(id.as_ref(), &e),
+    };
+    if let RequestId::String(s) = &id
+        && s.len() > limits.max_id_len
+    {
+        let e = RpcError::new(ErrorCode::InvalidRequest, format!("Request payload validation error: `id` longer than {} bytes", limits.max_id_len));
+        return error_response(None, &e);
+    }
+    if let Err(e) = check_version(&app, requested_version(&headers, &uri)) {
+        return error_response(Some(&id), &e);
+    }
+    let Some(method) = Method::from_name(&method_name) else {
+        let e = RpcError::new(ErrorCode::MethodNotFound, format!("Method not found: {method_name:?}")).with_meta("method", method_name);
+        return error_response(Some(&id), &e);
+    };
+    let activated = match check_extensions(&app, &headers) {
+        Ok(a) => a,
+        Err(e) => return error_response(Some(&id), &e),
+    };
+    if params.is_null() && method != Method::GetExtendedAgentCard {
+        return error_response(Some(&id), &RpcError::invalid_params("params", "is required"));
+    }
+    let ctx = CallContext {
+        id: id.clone(),
+        authorization: header_str(&headers, header::AUTHORIZATION.as_str()).map(str::to_owned),
+        last_event_id: header_str(&headers, "last-event-id").map(str::to_owned),
+    };
+    let outcome = match method {
+        Method::SendMessage => methods::send_message(&app, params).await,
+        Method::SendStreamingMessage => methods::send_streaming_message(&app, &ctx, params).await,
+        Method::GetTask => methods::get_task(&app, params),
+        Method::ListTasks => methods::list_tasks(&app, params),
+        Method::CancelTask => methods::cancel_task(&app, params),
+        Method::SubscribeToTask => methods::subscribe_to_task(&app, &ctx, params),
+        Method::CreateTaskPushNotificationConfig => methods::create_push_config(&app, params).await,
+        Method::GetTaskPushNotificationConfig => methods::get_push_config(&app, params),
+        Method::ListTaskPushNotificationConfigs => methods::list_push_configs(&app, params),
+        Method::DeleteTaskPushNotificationConfig => methods::delete_push_config(&app, params),
+        Method::GetExtendedAgentCard => methods::get_extended_card(&app, &ctx, params),
+    };
+    match outcome {
+        Ok(Outcome::Result(v)) => json_response(StatusCode::OK, &success(&id, v), activated.as_deref()),
+        Ok(Outcome::Stream(mut r)) => {
+            if let Some(ext) = activated.and_then(|e| HeaderValue::from_str(&e).ok()) {
+                r.headers_mut().insert(EXTENSIONS_HEADER, ext);
+            }
+            r
+        }
+        Err(e) => error_response(Some(&id), &e),
+    }
+}

@@ -1,0 +1,288 @@
+//! The scripted agent's behaviour as data: scenarios loaded from `mock-peer/scenarios/*.json`
+//! (built in) and from a user directory, selected by message prefix (ACTS §11, a2a-tck message ids).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::protocol::{Message, Part, PartContent, TaskState};
+
+/// Scenario files compiled into the binary.
+const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_scenarios.rs"));
+
+/// Name of the scenario used when no prefix matches.
+pub const DEFAULT_SCENARIO: &str = "echo";
+
+/// One thing the scripted agent does.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub enum Step {
+    /// Move the task to `state`, optionally with an agent status message.
+    Status {
+        /// The new state.
+        state: TaskState,
+        /// Text of the agent's status message (templated).
+        #[serde(default)]
+        text: Option<String>,
+    },
+    /// Emit an artifact (or a chunk of one).
+    #[serde(rename_all = "camelCase")]
+    Artifact {
+        /// Artifact id; chunks of one artifact share it. Defaults to a generated id.
+        #[serde(default)]
+        artifact_id: Option<String>,
+        /// Artifact name.
+        #[serde(default)]
+        name: Option<String>,
+        /// Parts (text is templated).
+        parts: Vec<Part>,
+        /// Append to the artifact with the same id.
+        #[serde(default)]
+        append: bool,
+        /// Last chunk of this artifact.
+        #[serde(default)]
+        last_chunk: bool,
+    },
+    /// Answer with a direct Message instead of a task; must be the only non-sleep step.
+    Reply {
+        /// Parts of the reply (text is templated).
+        parts: Vec<Part>,
+    },
+    /// Wait before the next step (cancel interrupts the wait).
+    Sleep {
+        /// Milliseconds.
+        ms: u64,
+    },
+}
+
+/// What to do with a follow-up message to a task this scenario left waiting for input.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Continuation {
+    /// Applies when the follow-up's first text, trimmed, equals this (case-insensitive).
+    #[serde(default)]
+    pub when_text: Option<String>,
+    /// The steps to run.
+    pub steps: Vec<Step>,
+}
+
+/// A named behaviour of the scripted agent.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Scenario {
+    /// Unique name (usually the prefix itself).
+    pub name: String,
+    /// What the agent does, for people.
+    pub description: String,
+    /// Message text or messageId prefixes that select this scenario (longest match wins).
+    #[serde(default)]
+    pub prefixes: Vec<String>,
+    /// Steps run for the first message.
+    pub steps: Vec<Step>,
+    /// Rules for follow-up messages while the task is interrupted; first match wins.
+    #[serde(default)]
+    pub continuations: Vec<Continuation>,
+}
+
+/// A scenario file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// Not JSON of the scenario shape.
+    #[error("scenario {file}: {source}")]
+    Parse {
+        /// The file.
+        file: String,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// Parsed but inconsistent.
+    #[error("scenario {file}: {reason}")]
+    Invalid {
+        /// The file.
+        file: String,
+        /// Why.
+        reason: String,
+    },
+    /// The directory could not be read.
+    #[error("scenario directory {dir}: {source}")]
+    Io {
+        /// The directory.
+        dir: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl Scenario {
+    /// The reply parts, if this scenario answers with a Message rather than a task.
+    pub fn message_reply(&self) -> Option<&[Part]> {
+        self.steps.iter().find_map(|s| match s {
+            Step::Reply { parts } => Some(parts.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// Total sleep before a message reply, in ms.
+    pub fn reply_delay_ms(&self) -> u64 {
+        self.steps
+            .iter()
+            .map(|s| match s {
+                Step::Sleep { ms } => *ms,
+                _ => 0,
+            })
+            .sum()
+    }
+
+    /// The continuation for a follow-up message.
+    pub fn continuation_for(&self, msg: &Message) -> Option<&Continuation> {
+        let text = msg.first_text().unwrap_or("").trim();
+        self.continuations.iter().find(|c| match &c.when_text {
+            Some(w) => w.eq_ignore_ascii_case(text),
+            None => true,
+        })
+    }
+
+    fn validate(&self, file: &str) -> Result<(), ScenarioError> {
+        let invalid = |reason: String| ScenarioError::Invalid { file: file.to_owned(), reason };
+        if self.name.trim().is_empty() {
+            return Err(invalid("`name` is empty".into()));
+        }
+        let replies = self.steps.iter().filter(|s| matches!(s, Step::Reply { .. })).count();
+        let task_steps = self.steps.iter().filter(|s| !matches!(s, Step::Reply { .. } | Step::Sleep { .. })).count();
+        if replies > 1 || (replies == 1 && task_steps > 0) {
+            return Err(invalid("a `reply` step must be the only step besides `sleep`".into()));
+        }
+        if replies == 0 && task_steps == 0 {
+            return Err(invalid("`steps` must contain a status, artifact or reply step".into()));
+        }
+        for steps in std::iter::once(&self.steps).chain(self.continuations.iter().map(|c| &c.steps)) {
+            let mut terminal_seen = false;
+            for step in steps {
+                if terminal_seen && !matches!(step, Step::Sleep { .. }) {
+                    return Err(invalid("no step may follow a terminal state".into()));
+                }
+                match step {
+                    Step::Status { state, .. } => {
+                        if matches!(state, TaskState::Unspecified | TaskState::Submitted) {
+                            return Err(invalid(format!("{state} cannot be a scripted step (SUBMITTED is only ever the initial state)")));
+                        }
+                        terminal_seen = state.is_terminal();
+                    }
+                    Step::Artifact { parts, .. } | Step::Reply { parts } if parts.is_empty() => {
+                        return Err(invalid("artifact and reply steps need at least one part".into()));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Fills `{{input}}`, `{{taskId}}` and `{{contextId}}` in text parts.
+pub fn render_parts(parts: &[Part], vars: &TemplateVars<'_>) -> Vec<Part> {
+    parts
+        .iter()
+        .map(|p| match &p.content {
+            PartContent::Text(t) => Part { content: PartContent::Text(vars.render(t)), ..p.clone() },
+            _ => p.clone(),
+        })
+        .collect()
+}
+
+/// Values available to scenario templates.
+#[derive(Debug, Clone, Copy)]
+pub struct TemplateVars<'a> {
+    /// The first text part of the incoming message.
+    pub input: &'a str,
+    /// The task id (empty for message replies).
+    pub task_id: &'a str,
+    /// The context id.
+    pub context_id: &'a str,
+}
+
+impl TemplateVars<'_> {
+    /// Substitutes the variables in `s`.
+    pub fn render(&self, s: &str) -> String {
+        s.replace("{{input}}", self.input).replace("{{taskId}}", self.task_id).replace("{{contextId}}", self.context_id)
+    }
+}
+
+/// All known scenarios, selected by prefix.
+#[derive(Debug, Clone)]
+pub struct ScenarioBook {
+    by_name: BTreeMap<String, Arc<Scenario>>,
+}
+
+impl ScenarioBook {
+    /// The built-in scenarios.
+    pub fn builtin() -> Result<Self, ScenarioError> {
+        let mut book = ScenarioBook { by_name: BTreeMap::new() };
+        for (file, text) in BUILTIN {
+            book.add_text(file, text)?;
+        }
+        if !book.by_name.contains_key(DEFAULT_SCENARIO) {
+            return Err(ScenarioError::Invalid {
+                file: "mock-peer/scenarios".into(),
+                reason: format!("the default scenario {DEFAULT_SCENARIO:?} is missing"),
+            });
+        }
+        Ok(book)
+    }
+
+    /// Adds (or replaces, by name) every `*.json` scenario in `dir`.
+    pub fn add_dir(&mut self, dir: &Path) -> Result<usize, ScenarioError> {
+        let io = |source| ScenarioError::Io { dir: dir.display().to_string(), source };
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .map_err(io)?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        for path in &files {
+            let text = std::fs::read_to_string(path).map_err(io)?;
+            self.add_text(&path.display().to_string(), &text)?;
+        }
+        Ok(files.len())
+    }
+
+    fn add_text(&mut self, file: &str, text: &str) -> Result<(), ScenarioError> {
+        let sc: Scenario =
+            serde_json::from_str(text).map_err(|source| ScenarioError::Parse { file: file.to_owned(), source })?;
+        sc.validate(file)?;
+        self.by_name.insert(sc.name.clone(), Arc::new(sc));
+        Ok(())
+    }
+
+    /// Every scenario, by name.
+    pub fn all(&self) -> impl Iterator<Item = &Arc<Scenario>> {
+        self.by_name.values()
+    }
+
+    /// The scenario for an incoming message: the longest prefix matching its first text part or its
+    /// messageId, else the default.
+    pub fn select(&self, msg: &Message) -> Arc<Scenario> {
+        let text = msg.first_text().unwrap_or("").trim_start();
+        let mut best: Option<(&Arc<Scenario>, usize)> = None;
+        for sc in self.by_name.values() {
+            for p in &sc.prefixes {
+                let hit = text.starts_with(p.as_str()) || msg.message_id.starts_with(p.as_str());
+                if hit && best.is_none_or(|(_, len)| p.len() > len) {
+                    best = Some((sc, p.len()));
+                }
+            }
+        }
+        match best {
+            Some((sc, _)) => sc.clone(),
+            None => self.by_name[DEFAULT_SCENARIO].clone(),
+        }
+    }
+
+    /// The default scenario.
+    pub fn default_scenario(&self) -> Arc<Scenario> {
+        self.by_name[DEFAULT_SCENARIO].clone()
+    }
+}
