@@ -102,8 +102,9 @@ pub struct RpcError {
     pub code: ErrorCode,
     /// Human-readable message.
     pub message: String,
-    /// ErrorInfo metadata (string values only, as in `google.rpc.ErrorInfo`).
-    pub metadata: Map<String, Value>,
+    /// ErrorInfo metadata (string values only, as in `google.rpc.ErrorInfo`); boxed to keep
+    /// `Result<_, RpcError>` small.
+    pub metadata: Box<Map<String, Value>>,
     /// BadRequest field violations, for -32602.
     pub violations: Vec<FieldViolation>,
 }
@@ -111,7 +112,7 @@ pub struct RpcError {
 impl RpcError {
     /// An error with a specific message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        RpcError { code, message: message.into(), metadata: Map::new(), violations: Vec::new() }
+        RpcError { code, message: message.into(), metadata: Box::default(), violations: Vec::new() }
     }
 
     /// An error with the spec's standard message.
@@ -149,7 +150,7 @@ impl RpcError {
                 "domain": ERROR_DOMAIN,
             });
             if !self.metadata.is_empty() {
-                info["metadata"] = Value::Object(self.metadata.clone());
+                info["metadata"] = Value::Object((*self.metadata).clone());
             }
             data.push(info);
         }

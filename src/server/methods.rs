@@ -61,7 +61,7 @@ fn lookup(app: &App, tenant: &str, id: &str) -> Result<Arc<TaskHandle>, RpcError
 enum Accepted {
     Message(Message),
     /// The task, a snapshot of it and the log position that snapshot reflects.
-    Task(Arc<TaskHandle>, Task, u64),
+    Task(Arc<TaskHandle>, Box<Task>, u64),
 }
 
 async fn accept_message(app: &App, req: &SendMessageRequest) -> Result<Accepted, RpcError> {
@@ -106,7 +106,7 @@ async fn accept_message(app: &App, req: &SendMessageRequest) -> Result<Accepted,
                     .unwrap_or_else(|| app.scenarios.default_scenario().steps.clone())
             });
             let seq = t.log.last_seq().unwrap_or(0);
-            Ok((steps, t.task.clone(), seq))
+            Ok((steps, Box::new(t.task.clone()), seq))
         })?;
         let (steps, snapshot, seq) = accepted;
         if let Some(mut p) = inline_push {
@@ -139,7 +139,7 @@ async fn accept_message(app: &App, req: &SendMessageRequest) -> Result<Accepted,
         handle.update(|t| t.push_configs.insert(p.id.clone(), p));
         ensure_worker(&handle, app.push.clone(), None);
     }
-    let snapshot = handle.lock().task.clone();
+    let snapshot = Box::new(handle.lock().task.clone());
     spawn_run(handle.clone(), scenario.steps.clone(), input);
     Ok(Accepted::Task(handle, snapshot, 0))
 }
@@ -153,7 +153,7 @@ pub async fn send_message(app: &App, params: Value) -> Result<Outcome, RpcError>
         Accepted::Task(h, snap, seq) => (h, snap, seq),
     };
     let task = if cfg.return_immediately {
-        snapshot
+        *snapshot
     } else {
         let mut sub = handle.subscribe_after(Some(seq));
         let wait = async {

@@ -213,3 +213,39 @@ impl Drop for MockServer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::{Body, to_bytes};
+    use axum::http::Request;
+    use tower::ServiceExt as _;
+
+    fn app() -> Arc<App> {
+        Arc::new(App::new(MockConfig::default(), "http://mock.test").unwrap())
+    }
+
+    async fn post_rpc(app: Arc<App>, body: &str) -> serde_json::Value {
+        let req = Request::post(RPC_PATH).header("content-type", "application/json").body(Body::from(body.to_owned())).unwrap();
+        let resp = router(app).oneshot(req).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::OK);
+        serde_json::from_slice(&to_bytes(resp.into_body(), 1 << 20).await.unwrap()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn card_advertises_the_rpc_url_it_serves() {
+        let req = Request::get(WELL_KNOWN_PATH).body(Body::empty()).unwrap();
+        let resp = router(app()).oneshot(req).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::OK);
+        let card: serde_json::Value = serde_json::from_slice(&to_bytes(resp.into_body(), 1 << 20).await.unwrap()).unwrap();
+        assert_eq!(card["supportedInterfaces"][0]["url"], "http://mock.test/rpc");
+        assert_eq!(card["supportedInterfaces"][0]["protocolVersion"], "1.0");
+    }
+
+    #[tokio::test]
+    async fn unknown_task_is_task_not_found_without_a_socket() {
+        let v = post_rpc(app(), r#"{"jsonrpc":"2.0","id":"a","method":"GetTask","params":{"id":"missing"}}"#).await;
+        assert_eq!(v["id"], "a");
+        assert_eq!(v["error"]["code"], -32001);
+    }
+}
