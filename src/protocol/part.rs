@@ -103,7 +103,7 @@ struct PartWire {
     metadata: Option<Map<String, Value>>,
     #[serde(default)]
     filename: Option<String>,
-    #[serde(default, alias = "media_type")]
+    #[serde(default, rename = "mediaType", alias = "media_type")]
     media_type: Option<String>,
 }
 
