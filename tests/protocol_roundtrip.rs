@@ -18,14 +18,14 @@ use a2a_conform::protocol::{
     AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface,
     AgentProvider, AgentSkill, ApiKeySecurityScheme, Artifact, AuthenticationInfo,
     AuthorizationCodeOAuthFlow, CancelTaskRequest, ClientCredentialsOAuthFlow, DeviceCodeOAuthFlow,
-    GetExtendedAgentCardRequest, GetTaskRequest, HttpAuthSecurityScheme, LegacyOAuthFlow,
+    GetExtendedAgentCardRequest, GetTaskRequest, HttpAuthSecurityScheme, ImplicitOAuthFlow,
     ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
     ListTasksRequest, ListTasksResponse, Message, MutualTlsSecurityScheme, OAuth2SecurityScheme,
-    OAuthFlows, OpenIdConnectSecurityScheme, Part, PartContent, Role, SecurityRequirement,
-    SecurityScheme, SendMessageConfiguration, SendMessageRequest, SendMessageResponse,
-    StreamResponse, StringList, SubscribeToTaskRequest, Task, TaskArtifactUpdateEvent,
-    TaskPushNotificationConfig, TaskPushNotificationConfigRef, TaskState, TaskStatus,
-    TaskStatusUpdateEvent, Timestamp,
+    OAuthFlows, OpenIdConnectSecurityScheme, Part, PartContent, PasswordOAuthFlow, Role,
+    SecurityRequirement, SecurityScheme, SendMessageConfiguration, SendMessageRequest,
+    SendMessageResponse, StreamResponse, StringList, SubscribeToTaskRequest, Task,
+    TaskArtifactUpdateEvent, TaskPushNotificationConfig, TaskPushNotificationConfigRef, TaskState,
+    TaskStatus, TaskStatusUpdateEvent, Timestamp,
 };
 use proptest::collection::{btree_map, vec};
 use proptest::option;
@@ -821,23 +821,18 @@ fn device_code_flow() -> impl Strategy<Value = DeviceCodeOAuthFlow> {
     )
 }
 
-/// `ImplicitOAuthFlow` has no `tokenUrl`; `LegacyOAuthFlow` models both legacy flows, so the implicit
-/// shape leaves it empty.
-fn implicit_flow() -> impl Strategy<Value = LegacyOAuthFlow> {
+fn implicit_flow() -> impl Strategy<Value = ImplicitOAuthFlow> {
     (text(), text(), scopes()).prop_map(|(authorization_url, refresh_url, scopes)| {
-        LegacyOAuthFlow {
+        ImplicitOAuthFlow {
             authorization_url,
-            token_url: String::new(),
             refresh_url,
             scopes,
         }
     })
 }
 
-/// `PasswordOAuthFlow` has no `authorizationUrl`.
-fn password_flow() -> impl Strategy<Value = LegacyOAuthFlow> {
-    (text(), text(), scopes()).prop_map(|(token_url, refresh_url, scopes)| LegacyOAuthFlow {
-        authorization_url: String::new(),
+fn password_flow() -> impl Strategy<Value = PasswordOAuthFlow> {
+    (text(), text(), scopes()).prop_map(|(token_url, refresh_url, scopes)| PasswordOAuthFlow {
         token_url,
         refresh_url,
         scopes,
@@ -1522,4 +1517,19 @@ fn proto_name_respelling_skips_free_form_maps() {
             .any(|b| b.starts_with("/metadata") || b.contains("/data/")),
         "{bad:?}"
     );
+}
+
+/// ProtoJSON parsers accept URL-safe and unpadded base64 in `bytes` fields; emitters use standard
+/// padded base64.
+#[test]
+fn raw_accepts_url_safe_and_unpadded_base64() {
+    let want = vec![0xfbu8, 0xff, 0xfe];
+    for encoded in ["+//+", "-__-"] {
+        let p: Part = serde_json::from_value(serde_json::json!({"raw": encoded})).unwrap();
+        assert_eq!(p.content, PartContent::Raw(want.clone()), "{encoded}");
+    }
+    let p: Part = serde_json::from_value(serde_json::json!({"raw": "aGk"})).unwrap();
+    assert_eq!(p.content, PartContent::Raw(b"hi".to_vec()));
+    assert_eq!(serde_json::to_value(&p).unwrap()["raw"], "aGk=");
+    assert!(serde_json::from_value::<Part>(serde_json::json!({"raw": "not base64!"})).is_err());
 }

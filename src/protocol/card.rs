@@ -24,15 +24,27 @@ pub struct AgentCard {
     /// REQUIRED agent version.
     pub version: String,
     /// `optional` documentation URL.
-    #[serde(default, alias = "documentation_url", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        alias = "documentation_url",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub documentation_url: Option<String>,
     /// REQUIRED.
     pub capabilities: AgentCapabilities,
     /// Named security schemes.
-    #[serde(default, alias = "security_schemes", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        alias = "security_schemes",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub security_schemes: BTreeMap<String, SecurityScheme>,
     /// Requirements for all interactions.
-    #[serde(default, alias = "security_requirements", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        alias = "security_requirements",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub security_requirements: Vec<SecurityRequirement>,
     /// REQUIRED input media types.
     #[serde(alias = "default_input_modes")]
@@ -84,13 +96,21 @@ pub struct AgentCapabilities {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streaming: Option<bool>,
     /// `optional` push notification support.
-    #[serde(default, alias = "push_notifications", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        alias = "push_notifications",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub push_notifications: Option<bool>,
     /// Declared extensions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<AgentExtension>,
     /// `optional` extended card support.
-    #[serde(default, alias = "extended_agent_card", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        alias = "extended_agent_card",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub extended_agent_card: Option<bool>,
 }
 
@@ -133,7 +153,11 @@ pub struct AgentSkill {
     #[serde(default, alias = "output_modes", skip_serializing_if = "Vec::is_empty")]
     pub output_modes: Vec<String>,
     /// Security requirements of this skill.
-    #[serde(default, alias = "security_requirements", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        alias = "security_requirements",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub security_requirements: Vec<SecurityRequirement>,
 }
 
@@ -153,7 +177,7 @@ pub struct AgentCardSignature {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StringList {
     /// The scopes.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub list: Vec<String>,
 }
 
@@ -161,7 +185,7 @@ pub struct StringList {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SecurityRequirement {
     /// Scheme name → required scopes.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub schemes: BTreeMap<String, StringList>,
 }
 
@@ -211,7 +235,11 @@ pub struct HttpAuthSecurityScheme {
     /// REQUIRED scheme, e.g. `Bearer`.
     pub scheme: String,
     /// Hint about the bearer token format.
-    #[serde(default, alias = "bearer_format", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        alias = "bearer_format",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub bearer_format: String,
 }
 
@@ -225,7 +253,11 @@ pub struct OAuth2SecurityScheme {
     /// REQUIRED flow.
     pub flows: OAuthFlows,
     /// RFC 8414 metadata URL.
-    #[serde(default, alias = "oauth2_metadata_url", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        alias = "oauth2_metadata_url",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub oauth2_metadata_url: String,
 }
 
@@ -258,9 +290,9 @@ pub enum OAuthFlows {
     /// Client credentials flow.
     ClientCredentials(ClientCredentialsOAuthFlow),
     /// Deprecated implicit flow.
-    Implicit(LegacyOAuthFlow),
+    Implicit(ImplicitOAuthFlow),
     /// Deprecated password flow.
-    Password(LegacyOAuthFlow),
+    Password(PasswordOAuthFlow),
     /// Device code flow.
     DeviceCode(DeviceCodeOAuthFlow),
 }
@@ -284,7 +316,11 @@ pub struct AuthorizationCodeOAuthFlow {
     #[serde(alias = "token_url")]
     pub token_url: String,
     /// Refresh URL.
-    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        alias = "refresh_url",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     /// REQUIRED scope → description.
     pub scopes: BTreeMap<String, String>,
@@ -301,7 +337,11 @@ pub struct ClientCredentialsOAuthFlow {
     #[serde(alias = "token_url")]
     pub token_url: String,
     /// Refresh URL.
-    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        alias = "refresh_url",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     /// REQUIRED scope → description.
     pub scopes: BTreeMap<String, String>,
@@ -318,24 +358,52 @@ pub struct DeviceCodeOAuthFlow {
     #[serde(alias = "token_url")]
     pub token_url: String,
     /// Refresh URL.
-    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        alias = "refresh_url",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     /// REQUIRED scope → description.
     pub scopes: BTreeMap<String, String>,
 }
 
-/// The deprecated implicit and password flows, whose fields are all optional.
+/// Deprecated implicit flow (§4.5.7): kept in the proto, all fields optional.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct LegacyOAuthFlow {
-    /// Authorization URL (implicit only).
-    #[serde(default, alias = "authorization_url", skip_serializing_if = "String::is_empty")]
+pub struct ImplicitOAuthFlow {
+    /// Authorization URL.
+    #[serde(
+        default,
+        alias = "authorization_url",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub authorization_url: String,
-    /// Token URL (password only).
+    /// Refresh URL.
+    #[serde(
+        default,
+        alias = "refresh_url",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub refresh_url: String,
+    /// Scope → description.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub scopes: BTreeMap<String, String>,
+}
+
+/// Deprecated password flow (§4.5.7): kept in the proto, all fields optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PasswordOAuthFlow {
+    /// Token URL.
     #[serde(default, alias = "token_url", skip_serializing_if = "String::is_empty")]
     pub token_url: String,
     /// Refresh URL.
-    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        alias = "refresh_url",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     /// Scope → description.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

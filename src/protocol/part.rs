@@ -53,7 +53,12 @@ impl Part {
 
     /// A part holding the given content and nothing else.
     pub fn new(content: PartContent) -> Self {
-        Part { content, metadata: None, filename: String::new(), media_type: String::new() }
+        Part {
+            content,
+            metadata: None,
+            filename: String::new(),
+            media_type: String::new(),
+        }
     }
 
     /// The text, if this is a text part.
@@ -116,9 +121,7 @@ impl TryFrom<PartWire> for Part {
             set.push(PartContent::Text(t));
         }
         if let Some(r) = w.raw {
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(r.as_bytes())
-                .map_err(|e| format!("`raw` is not valid standard base64: {e}"))?;
+            let bytes = decode_base64(&r).map_err(|e| format!("`raw` is not valid base64: {e}"))?;
             set.push(PartContent::Raw(bytes));
         }
         if let Some(u) = w.url {
@@ -142,4 +145,17 @@ impl TryFrom<PartWire> for Part {
             media_type: w.media_type.unwrap_or_default(),
         })
     }
+}
+
+/// ProtoJSON parsers accept standard and URL-safe base64, padded or not; emitters use standard
+/// padded base64 (which is what `Part` serializes).
+fn decode_base64(s: &str) -> Result<Vec<u8>, base64::DecodeError> {
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+    let unpadded = s.trim_end_matches('=');
+    let engine = if unpadded.contains(['-', '_']) {
+        &URL_SAFE_NO_PAD
+    } else {
+        &STANDARD_NO_PAD
+    };
+    engine.decode(unpadded)
 }
