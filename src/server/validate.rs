@@ -11,8 +11,16 @@ use crate::protocol::{ErrorCode, Message, PartContent, RpcError, Role};
 pub fn parse_params<T: DeserializeOwned>(params: Value) -> Result<T, RpcError> {
     serde_path_to_error::deserialize(params).map_err(|e| {
         let path = e.path().to_string();
-        let field = if path == "." { "params".to_owned() } else { path };
-        RpcError::invalid_params(field, e.inner().to_string())
+        let description = e.inner().to_string();
+        // serde reports a missing field at its parent's path; the violation names the field itself.
+        let missing = description.strip_prefix("missing field `").and_then(|r| r.split('`').next());
+        let field = match (path.as_str(), missing) {
+            (".", Some(name)) => name.to_owned(),
+            (_, Some(name)) => format!("{path}.{name}"),
+            (".", None) => "params".to_owned(),
+            (_, None) => path,
+        };
+        RpcError::invalid_params(field, description)
     })
 }
 
