@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::config::WebhookPolicy;
-use super::tasks::{Lagged, TaskHandle};
-use crate::protocol::TaskPushNotificationConfig;
+use super::tasks::{Lagged, LoggedEvent, TaskHandle};
+use crate::protocol::{StreamResponse, TaskPushNotificationConfig};
 
 /// Media type of push bodies (§4.3.3).
 pub const PUSH_CONTENT_TYPE: &str = "application/a2a+json";
@@ -202,9 +202,17 @@ pub fn ensure_worker(handle: &Arc<TaskHandle>, dispatcher: Arc<PushDispatcher>, 
             let batch = match sub.next_batch().await {
                 Ok(b) => b,
                 Err(Lagged { oldest_retained }) => {
+                    // Events not yet delivered were evicted: skipping them silently would hide them
+                    // from every webhook (§4.3.3), so send the task as it stands instead, as a
+                    // resumed stream does, and go on after the position that snapshot reflects.
                     tracing::warn!(task = %handle.id, oldest_retained, "push worker fell behind the event log");
-                    sub = handle.subscribe_after(oldest_retained.checked_sub(1));
-                    continue;
+                    let (task, seq) = {
+                        let g = handle.lock();
+                        (g.task.clone(), g.log.last_seq().unwrap_or(0))
+                    };
+                    sub = handle.subscribe_after(Some(seq));
+                    let closes_stream = task.status.state.is_terminal();
+                    vec![LoggedEvent { seq, event: StreamResponse::Task(task), closes_stream }]
                 }
             };
             let mut terminal_seen = false;
@@ -216,7 +224,9 @@ pub fn ensure_worker(handle: &Arc<TaskHandle>, dispatcher: Arc<PushDispatcher>, 
                     let outcome = dispatcher.deliver(cfg, &body).await;
                     tracing::info!(task = %handle.id, config = %cfg.id, seq = ev.seq, ?outcome, "push delivery");
                 }
-                terminal_seen |= ev.is_terminal();
+                // A snapshot of a finished task (after a lag) ends the worker like a terminal update.
+                terminal_seen |=
+                    ev.is_terminal() || matches!(&ev.event, StreamResponse::Task(t) if t.status.state.is_terminal());
                 no_configs = configs.is_empty();
             }
             if terminal_seen || no_configs {

@@ -212,3 +212,125 @@ pub fn parse_sse(text: &str) -> Vec<Event> {
     }
     events
 }
+
+/// An SSE answer read incrementally, event by event, as the server sends it. Events are parsed and
+/// checked by [`parse_sse`] exactly like [`Peer::stream_with`]'s. Dropping it closes the connection.
+pub struct LiveStream {
+    pub status: u16,
+    pub headers: HeaderMap,
+    body: std::pin::Pin<Box<dyn futures::Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>,
+    /// Bytes received but not yet ending with a blank line.
+    partial: Vec<u8>,
+    ready: std::collections::VecDeque<Event>,
+    closed: bool,
+}
+
+impl LiveStream {
+    /// The next event, or `None` once the server has closed the stream. Panics when nothing
+    /// arrives within `limit`, so a hung stream fails the test.
+    pub async fn next_within(&mut self, limit: Duration) -> Option<Event> {
+        use futures::StreamExt as _;
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            if let Some(ev) = self.ready.pop_front() {
+                return Some(ev);
+            }
+            if self.closed {
+                return None;
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.body.next())
+                .await
+                .unwrap_or_else(|_| panic!("no SSE event within {limit:?}"));
+            match chunk {
+                Some(bytes) => {
+                    self.partial.extend_from_slice(&bytes.expect("SSE body readable"));
+                    self.take_complete_events();
+                }
+                None => {
+                    self.closed = true;
+                    // A receiver drops an event not ended by a blank line (WHATWG SSE), so a
+                    // server must not end a stream inside one.
+                    assert!(
+                        String::from_utf8_lossy(&self.partial).trim().is_empty(),
+                        "stream closed inside an event: {:?}",
+                        String::from_utf8_lossy(&self.partial)
+                    );
+                }
+            }
+        }
+    }
+
+    /// The next event within [`EXCHANGE_TIMEOUT`], or `None` at the end of the stream.
+    pub async fn next(&mut self) -> Option<Event> {
+        self.next_within(EXCHANGE_TIMEOUT).await
+    }
+
+    /// Reads every remaining event until the server closes the stream.
+    pub async fn rest(&mut self) -> Vec<Event> {
+        let mut out = Vec::new();
+        while let Some(ev) = self.next().await {
+            out.push(ev);
+        }
+        out
+    }
+
+    /// True once the server has closed the stream and every event was taken.
+    pub fn is_closed(&self) -> bool {
+        self.closed && self.ready.is_empty()
+    }
+
+    /// Moves every event terminated by a blank line from `partial` to `ready`.
+    fn take_complete_events(&mut self) {
+        let end = [&b"\n\n"[..], &b"\n\r\n"[..]]
+            .iter()
+            .filter_map(|sep| self.partial.windows(sep.len()).rposition(|w| w == *sep).map(|i| i + sep.len()))
+            .max();
+        if let Some(end) = end {
+            let complete: Vec<u8> = self.partial.drain(..end).collect();
+            let text = std::str::from_utf8(&complete).expect("SSE is UTF-8");
+            self.ready.extend(parse_sse(text));
+        }
+    }
+}
+
+impl Peer {
+    /// Sends a streaming request with JSON-RPC id `id` and returns the open SSE stream without
+    /// reading it, to be read with [`LiveStream::next`]. A non-SSE answer (an error before the
+    /// stream started) is returned, envelope-checked, as `Err`.
+    pub async fn open_stream_with(
+        &self,
+        id: Value,
+        method: &str,
+        params: Value,
+        extra: &[(&str, &str)],
+    ) -> Result<LiveStream, Reply> {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let mut headers = vec![("content-type", "application/json"), ("a2a-version", "1.0")];
+        headers.extend_from_slice(extra);
+        let resp = self.post_raw(body.to_string(), &headers).await;
+        let status = resp.status().as_u16();
+        let hdrs = resp.headers().clone();
+        let ct = hdrs.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+        if !ct.starts_with("text/event-stream") {
+            assert!(ct.starts_with("application/json"), "{method}: content type {ct:?}");
+            let body: Value = resp.json().await.expect("JSON error body");
+            check_envelope(method, &body);
+            assert_eq!(body["id"], id, "the id is echoed");
+            return Err(Reply { status, headers: hdrs, body });
+        }
+        assert_eq!(status, 200);
+        Ok(LiveStream {
+            status,
+            headers: hdrs,
+            body: Box::pin(resp.bytes_stream()),
+            partial: Vec::new(),
+            ready: std::collections::VecDeque::new(),
+            closed: false,
+        })
+    }
+
+    /// `open_stream_with` with id `"s-1"` and no extra headers.
+    pub async fn open_stream(&self, method: &str, params: Value) -> Result<LiveStream, Reply> {
+        self.open_stream_with(json!("s-1"), method, params, &[]).await
+    }
+}
