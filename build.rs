@@ -6,9 +6,8 @@ use std::{env, fs, path::Path};
 fn embed(dir: &str, out_name: &str) {
     println!("cargo:rerun-if-changed={dir}");
     let root = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap()).join(dir);
-    let mut files: Vec<_> = fs::read_dir(&root)
-        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
-        .unwrap_or_default();
+    let mut files: Vec<_> =
+        fs::read_dir(&root).map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect()).unwrap_or_default();
     files.retain(|p| p.extension().is_some_and(|e| e == "json"));
     files.sort();
     let mut code = String::from("&[\n");

@@ -47,7 +47,12 @@ pub struct MockArgs {
     #[arg(long)]
     pub no_push: bool,
     /// Serve the extended card to callers presenting this bearer token.
-    #[arg(long, env = "A2A_CONFORM_EXTENDED_CARD_TOKEN", hide_env_values = true, conflicts_with = "extended_card_unconfigured")]
+    #[arg(
+        long,
+        env = "A2A_CONFORM_EXTENDED_CARD_TOKEN",
+        hide_env_values = true,
+        conflicts_with = "extended_card_unconfigured"
+    )]
     pub extended_card_token: Option<String>,
     /// Declare capabilities.extendedAgentCard but configure none (GetExtendedAgentCard returns -32007).
     #[arg(long)]

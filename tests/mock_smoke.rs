@@ -1,9 +1,9 @@
 //! The smallest exchange with an in-process mock, proving the test helpers work end to end.
 
-#[path = "common/schema.rs"]
-mod schema;
 #[path = "common/peer.rs"]
 mod peer;
+#[path = "common/schema.rs"]
+mod schema;
 
 use peer::Peer;
 

@@ -937,6 +937,27 @@ async fn subscriber_limit_refuses_cleanly_and_frees_the_slot() {
     assert_eq!(state_of(result(&rest[0])), Some("TASK_STATE_CANCELED"));
 }
 
+/// Resource bounds (`limits.max_subscribers`): the limit counts SSE streams only. A push worker and a
+/// blocking SendMessage waiting on the same task do not use up stream slots.
+#[tokio::test]
+async fn subscriber_limit_counts_streams_only() {
+    let p = Peer::start(MockConfig {
+        limits: Limits { max_subscribers: 1, ..Limits::default() },
+        webhooks: WebhookPolicy::AllowLoopback,
+        ..MockConfig::default()
+    })
+    .await;
+    let receiver = wiremock::MockServer::start().await;
+    let task_id = start_task(&p, "tck-cancel").await;
+    let hook = format!("{}/hook", receiver.uri());
+    p.call("CreateTaskPushNotificationConfig", json!({"taskId": task_id, "url": hook})).await.result();
+    let mut only = subscribe(&p, &task_id).await;
+    assert_eq!(only.next_within(STEP).await.unwrap().kind(), "task");
+    p.call("CancelTask", json!({"id": task_id})).await.result();
+    let rest = read_to_end(&mut only).await;
+    assert_eq!(state_of(result(&rest[0])), Some("TASK_STATE_CANCELED"));
+}
+
 /// Resource bounds (`limits.max_task_events`), kit resume extension: with a one-event log, resuming
 /// after an id that is still retained replays from the log, but resuming after an evicted id falls
 /// back to a fresh `task` snapshot (labelled with the id it reflects) instead of silently skipping

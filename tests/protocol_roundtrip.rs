@@ -15,17 +15,15 @@ use std::collections::BTreeMap;
 use std::fmt::Debug;
 
 use a2a_conform::protocol::{
-    AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface,
-    AgentProvider, AgentSkill, ApiKeySecurityScheme, Artifact, AuthenticationInfo,
-    AuthorizationCodeOAuthFlow, CancelTaskRequest, ClientCredentialsOAuthFlow, DeviceCodeOAuthFlow,
-    GetExtendedAgentCardRequest, GetTaskRequest, HttpAuthSecurityScheme, ImplicitOAuthFlow,
-    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
-    ListTasksRequest, ListTasksResponse, Message, MutualTlsSecurityScheme, OAuth2SecurityScheme,
-    OAuthFlows, OpenIdConnectSecurityScheme, Part, PartContent, PasswordOAuthFlow, Role,
-    SecurityRequirement, SecurityScheme, SendMessageConfiguration, SendMessageRequest,
-    SendMessageResponse, StreamResponse, StringList, SubscribeToTaskRequest, Task,
-    TaskArtifactUpdateEvent, TaskPushNotificationConfig, TaskPushNotificationConfigRef, TaskState,
-    TaskStatus, TaskStatusUpdateEvent, Timestamp,
+    AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface, AgentProvider, AgentSkill,
+    ApiKeySecurityScheme, Artifact, AuthenticationInfo, AuthorizationCodeOAuthFlow, CancelTaskRequest,
+    ClientCredentialsOAuthFlow, DeviceCodeOAuthFlow, GetExtendedAgentCardRequest, GetTaskRequest,
+    HttpAuthSecurityScheme, ImplicitOAuthFlow, ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Message, MutualTlsSecurityScheme,
+    OAuth2SecurityScheme, OAuthFlows, OpenIdConnectSecurityScheme, Part, PartContent, PasswordOAuthFlow, Role,
+    SecurityRequirement, SecurityScheme, SendMessageConfiguration, SendMessageRequest, SendMessageResponse,
+    StreamResponse, StringList, SubscribeToTaskRequest, Task, TaskArtifactUpdateEvent, TaskPushNotificationConfig,
+    TaskPushNotificationConfigRef, TaskState, TaskStatus, TaskStatusUpdateEvent, Timestamp,
 };
 use proptest::collection::{btree_map, vec};
 use proptest::option;
@@ -57,16 +55,10 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("Message", &["messageId", "role", "parts"]),
     ("Artifact", &["artifactId", "parts"]),
     ("TaskStatusUpdateEvent", &["taskId", "contextId", "status"]),
-    (
-        "TaskArtifactUpdateEvent",
-        &["taskId", "contextId", "artifact"],
-    ),
+    ("TaskArtifactUpdateEvent", &["taskId", "contextId", "artifact"]),
     ("AuthenticationInfo", &["scheme"]),
     ("TaskPushNotificationConfig", &["url"]),
-    (
-        "AgentInterface",
-        &["url", "protocolBinding", "protocolVersion"],
-    ),
+    ("AgentInterface", &["url", "protocolBinding", "protocolVersion"]),
     (
         "AgentCard",
         &[
@@ -87,21 +79,12 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("HTTPAuthSecurityScheme", &["scheme"]),
     ("OAuth2SecurityScheme", &["flows"]),
     ("OpenIdConnectSecurityScheme", &["openIdConnectUrl"]),
-    (
-        "AuthorizationCodeOAuthFlow",
-        &["authorizationUrl", "tokenUrl", "scopes"],
-    ),
+    ("AuthorizationCodeOAuthFlow", &["authorizationUrl", "tokenUrl", "scopes"]),
     ("ClientCredentialsOAuthFlow", &["tokenUrl", "scopes"]),
-    (
-        "DeviceCodeOAuthFlow",
-        &["deviceAuthorizationUrl", "tokenUrl", "scopes"],
-    ),
+    ("DeviceCodeOAuthFlow", &["deviceAuthorizationUrl", "tokenUrl", "scopes"]),
     ("SendMessageRequest", &["message"]),
     ("GetTaskRequest", &["id"]),
-    (
-        "ListTasksResponse",
-        &["tasks", "nextPageToken", "pageSize", "totalSize"],
-    ),
+    ("ListTasksResponse", &["tasks", "nextPageToken", "pageSize", "totalSize"]),
     ("CancelTaskRequest", &["id"]),
     ("SubscribeToTaskRequest", &["id"]),
     ("GetTaskPushNotificationConfigRequest", &["taskId", "id"]),
@@ -186,15 +169,8 @@ fn to_proto_names(v: &Value) -> Value {
                 .map(|(k, child)| {
                     let child = if OPAQUE.contains(&k.as_str()) {
                         child.clone()
-                    } else if let (true, Value::Object(named)) =
-                        (NAMED_MAPS.contains(&k.as_str()), child)
-                    {
-                        Value::Object(
-                            named
-                                .iter()
-                                .map(|(name, value)| (name.clone(), to_proto_names(value)))
-                                .collect(),
-                        )
+                    } else if let (true, Value::Object(named)) = (NAMED_MAPS.contains(&k.as_str()), child) {
+                        Value::Object(named.iter().map(|(name, value)| (name.clone(), to_proto_names(value))).collect())
                     } else {
                         to_proto_names(child)
                     };
@@ -218,27 +194,19 @@ fn check<T>(value: &T, defs: &[&str]) -> Result<(), TestCaseError>
 where
     T: Serialize + DeserializeOwned + PartialEq + Debug,
 {
-    let text = serde_json::to_string(value)
-        .map_err(|e| fail(format!("cannot serialize {value:?}: {e}")))?;
-    let back: T =
-        serde_json::from_str(&text).map_err(|e| fail(format!("cannot re-parse {text}: {e}")))?;
+    let text = serde_json::to_string(value).map_err(|e| fail(format!("cannot serialize {value:?}: {e}")))?;
+    let back: T = serde_json::from_str(&text).map_err(|e| fail(format!("cannot re-parse {text}: {e}")))?;
     prop_assert_eq!(&back, value, "round trip through {}", text);
 
-    let json: Value = serde_json::from_str(&text)
-        .map_err(|e| fail(format!("emitted invalid JSON {text}: {e}")))?;
-    let back: T = serde_json::from_value(json.clone())
-        .map_err(|e| fail(format!("cannot re-parse Value {json}: {e}")))?;
+    let json: Value = serde_json::from_str(&text).map_err(|e| fail(format!("emitted invalid JSON {text}: {e}")))?;
+    let back: T =
+        serde_json::from_value(json.clone()).map_err(|e| fail(format!("cannot re-parse Value {json}: {e}")))?;
     prop_assert_eq!(&back, value, "round trip through Value {}", json);
 
     let proto_names = to_proto_names(&json);
     let back: T = serde_json::from_value(proto_names.clone())
         .map_err(|e| fail(format!("cannot parse proto field names {proto_names}: {e}")))?;
-    prop_assert_eq!(
-        &back,
-        value,
-        "round trip through proto field names {}",
-        proto_names
-    );
+    prop_assert_eq!(&back, value, "round trip through proto field names {}", proto_names);
 
     for def in defs {
         schema::validate(def, &json).map_err(fail)?;
@@ -247,25 +215,14 @@ where
         schema::validate(def, &proto_names).map_err(|e| fail(format!("proto field names: {e}")))?;
         if let Some((_, required)) = REQUIRED.iter().find(|(d, _)| d == def) {
             for key in *required {
-                prop_assert!(
-                    json.get(key).is_some(),
-                    "REQUIRED `{}` missing from {} {}",
-                    key,
-                    def,
-                    json
-                );
+                prop_assert!(json.get(key).is_some(), "REQUIRED `{}` missing from {} {}", key, def, json);
             }
         }
     }
 
     let mut bad = Vec::new();
     spelling(&json, "", &mut bad);
-    prop_assert!(
-        bad.is_empty(),
-        "non-ProtoJSON spelling {:?} in {}",
-        bad,
-        json
-    );
+    prop_assert!(bad.is_empty(), "non-ProtoJSON spelling {:?} in {}", bad, json);
     Ok(())
 }
 
@@ -276,13 +233,9 @@ where
 /// Strings: mostly ordinary, sometimes arbitrary printable Unicode, sometimes characters JSON must
 /// escape.
 fn text() -> impl Strategy<Value = String> {
-    let awkward = vec(
-        select(vec![
-            '\0', '\n', '\t', '\u{1f}', '"', '\\', '/', '\u{7f}', '\u{2028}', 'é', '€', '😀', '_',
-        ]),
-        0..5,
-    )
-    .prop_map(String::from_iter);
+    let awkward =
+        vec(select(vec!['\0', '\n', '\t', '\u{1f}', '"', '\\', '/', '\u{7f}', '\u{2028}', 'é', '€', '😀', '_']), 0..5)
+            .prop_map(String::from_iter);
     prop_oneof![
         6 => "[a-zA-Z0-9 ._:/+-]{0,12}",
         2 => "\\PC{0,8}",
@@ -340,14 +293,8 @@ const MIN_MS: i64 = -62_135_596_800_000;
 const MAX_MS: i64 = 253_402_300_799_999;
 
 fn timestamp() -> impl Strategy<Value = Timestamp> {
-    prop_oneof![
-        MIN_MS..=MAX_MS,
-        1_500_000_000_000i64..2_000_000_000_000,
-        Just(MIN_MS),
-        Just(MAX_MS),
-        Just(0i64),
-    ]
-    .prop_map(|ms| Timestamp::from_unix_millis(i128::from(ms)).expect("within ProtoJSON range"))
+    prop_oneof![MIN_MS..=MAX_MS, 1_500_000_000_000i64..2_000_000_000_000, Just(MIN_MS), Just(MAX_MS), Just(0i64),]
+        .prop_map(|ms| Timestamp::from_unix_millis(i128::from(ms)).expect("within ProtoJSON range"))
 }
 
 fn task_state() -> impl Strategy<Value = TaskState> {
@@ -368,14 +315,12 @@ fn part_content() -> impl Strategy<Value = PartContent> {
 }
 
 fn part() -> impl Strategy<Value = Part> {
-    (part_content(), metadata(), text(), text()).prop_map(
-        |(content, metadata, filename, media_type)| Part {
-            content,
-            metadata,
-            filename,
-            media_type,
-        },
-    )
+    (part_content(), metadata(), text(), text()).prop_map(|(content, metadata, filename, media_type)| Part {
+        content,
+        metadata,
+        filename,
+        media_type,
+    })
 }
 
 fn parts() -> impl Strategy<Value = Vec<Part>> {
@@ -383,47 +328,26 @@ fn parts() -> impl Strategy<Value = Vec<Part>> {
 }
 
 fn message() -> impl Strategy<Value = Message> {
-    (
-        text(),
-        text(),
-        text(),
-        role(),
-        parts(),
-        metadata(),
-        strings(),
-        strings(),
+    (text(), text(), text(), role(), parts(), metadata(), strings(), strings()).prop_map(
+        |(message_id, context_id, task_id, role, parts, metadata, extensions, reference_task_ids)| Message {
+            message_id,
+            context_id,
+            task_id,
+            role,
+            parts,
+            metadata,
+            extensions,
+            reference_task_ids,
+        },
     )
-        .prop_map(
-            |(
-                message_id,
-                context_id,
-                task_id,
-                role,
-                parts,
-                metadata,
-                extensions,
-                reference_task_ids,
-            )| Message {
-                message_id,
-                context_id,
-                task_id,
-                role,
-                parts,
-                metadata,
-                extensions,
-                reference_task_ids,
-            },
-        )
 }
 
 fn task_status() -> impl Strategy<Value = TaskStatus> {
-    (task_state(), option::of(message()), option::of(timestamp())).prop_map(
-        |(state, message, timestamp)| TaskStatus {
-            state,
-            message,
-            timestamp,
-        },
-    )
+    (task_state(), option::of(message()), option::of(timestamp())).prop_map(|(state, message, timestamp)| TaskStatus {
+        state,
+        message,
+        timestamp,
+    })
 }
 
 fn artifact() -> impl Strategy<Value = Artifact> {
@@ -440,65 +364,39 @@ fn artifact() -> impl Strategy<Value = Artifact> {
 }
 
 fn task() -> impl Strategy<Value = Task> {
-    (
-        text(),
-        text(),
-        task_status(),
-        vec(artifact(), 0..3),
-        vec(message(), 0..3),
-        metadata(),
-    )
-        .prop_map(
-            |(id, context_id, status, artifacts, history, metadata)| Task {
-                id,
-                context_id,
-                status,
-                artifacts,
-                history,
-                metadata,
-            },
-        )
-}
-
-fn status_update() -> impl Strategy<Value = TaskStatusUpdateEvent> {
-    (text(), text(), task_status(), metadata()).prop_map(
-        |(task_id, context_id, status, metadata)| TaskStatusUpdateEvent {
-            task_id,
+    (text(), text(), task_status(), vec(artifact(), 0..3), vec(message(), 0..3), metadata()).prop_map(
+        |(id, context_id, status, artifacts, history, metadata)| Task {
+            id,
             context_id,
             status,
+            artifacts,
+            history,
             metadata,
         },
     )
 }
 
+fn status_update() -> impl Strategy<Value = TaskStatusUpdateEvent> {
+    (text(), text(), task_status(), metadata()).prop_map(|(task_id, context_id, status, metadata)| {
+        TaskStatusUpdateEvent { task_id, context_id, status, metadata }
+    })
+}
+
 fn artifact_update() -> impl Strategy<Value = TaskArtifactUpdateEvent> {
-    (
-        text(),
-        text(),
-        artifact(),
-        any::<bool>(),
-        any::<bool>(),
-        metadata(),
+    (text(), text(), artifact(), any::<bool>(), any::<bool>(), metadata()).prop_map(
+        |(task_id, context_id, artifact, append, last_chunk, metadata)| TaskArtifactUpdateEvent {
+            task_id,
+            context_id,
+            artifact,
+            append,
+            last_chunk,
+            metadata,
+        },
     )
-        .prop_map(
-            |(task_id, context_id, artifact, append, last_chunk, metadata)| {
-                TaskArtifactUpdateEvent {
-                    task_id,
-                    context_id,
-                    artifact,
-                    append,
-                    last_chunk,
-                    metadata,
-                }
-            },
-        )
 }
 
 fn send_message_response() -> impl Strategy<Value = SendMessageResponse> {
-    prop_oneof![
-        task().prop_map(SendMessageResponse::Task),
-        message().prop_map(SendMessageResponse::Message)
-    ]
+    prop_oneof![task().prop_map(SendMessageResponse::Task), message().prop_map(SendMessageResponse::Message)]
 }
 
 fn stream_response() -> impl Strategy<Value = StreamResponse> {
@@ -511,102 +409,51 @@ fn stream_response() -> impl Strategy<Value = StreamResponse> {
 }
 
 fn authentication_info() -> impl Strategy<Value = AuthenticationInfo> {
-    (text(), text()).prop_map(|(scheme, credentials)| AuthenticationInfo {
-        scheme,
-        credentials,
-    })
+    (text(), text()).prop_map(|(scheme, credentials)| AuthenticationInfo { scheme, credentials })
 }
 
 fn push_config() -> impl Strategy<Value = TaskPushNotificationConfig> {
-    (
-        text(),
-        text(),
-        text(),
-        text(),
-        text(),
-        option::of(authentication_info()),
+    (text(), text(), text(), text(), text(), option::of(authentication_info())).prop_map(
+        |(tenant, id, task_id, url, token, authentication)| TaskPushNotificationConfig {
+            tenant,
+            id,
+            task_id,
+            url,
+            token,
+            authentication,
+        },
     )
-        .prop_map(|(tenant, id, task_id, url, token, authentication)| {
-            TaskPushNotificationConfig {
-                tenant,
-                id,
-                task_id,
-                url,
-                token,
-                authentication,
-            }
-        })
 }
 
 fn opt_i32() -> impl Strategy<Value = Option<i32>> {
-    option::of(prop_oneof![
-        any::<i32>(),
-        0i32..200,
-        Just(i32::MIN),
-        Just(i32::MAX)
-    ])
+    option::of(prop_oneof![any::<i32>(), 0i32..200, Just(i32::MIN), Just(i32::MAX)])
 }
 
 fn send_configuration() -> impl Strategy<Value = SendMessageConfiguration> {
-    (
-        strings(),
-        option::of(push_config()),
-        opt_i32(),
-        any::<bool>(),
-    )
-        .prop_map(
-            |(
+    (strings(), option::of(push_config()), opt_i32(), any::<bool>()).prop_map(
+        |(accepted_output_modes, task_push_notification_config, history_length, return_immediately)| {
+            SendMessageConfiguration {
                 accepted_output_modes,
                 task_push_notification_config,
                 history_length,
                 return_immediately,
-            )| {
-                SendMessageConfiguration {
-                    accepted_output_modes,
-                    task_push_notification_config,
-                    history_length,
-                    return_immediately,
-                }
-            },
-        )
+            }
+        },
+    )
 }
 
 fn send_request() -> impl Strategy<Value = SendMessageRequest> {
-    (
-        text(),
-        message(),
-        option::of(send_configuration()),
-        metadata(),
+    (text(), message(), option::of(send_configuration()), metadata()).prop_map(
+        |(tenant, message, configuration, metadata)| SendMessageRequest { tenant, message, configuration, metadata },
     )
-        .prop_map(
-            |(tenant, message, configuration, metadata)| SendMessageRequest {
-                tenant,
-                message,
-                configuration,
-                metadata,
-            },
-        )
 }
 
 fn get_task_request() -> impl Strategy<Value = GetTaskRequest> {
-    (text(), text(), opt_i32()).prop_map(|(tenant, id, history_length)| GetTaskRequest {
-        tenant,
-        id,
-        history_length,
-    })
+    (text(), text(), opt_i32()).prop_map(|(tenant, id, history_length)| GetTaskRequest { tenant, id, history_length })
 }
 
 fn list_tasks_request() -> impl Strategy<Value = ListTasksRequest> {
-    (
-        text(),
-        text(),
-        task_state(),
-        opt_i32(),
-        text(),
-        opt_i32(),
-        option::of(timestamp()),
-        option::of(any::<bool>()),
-    )
+    (text(), text(), task_state(), opt_i32(), text(), opt_i32(), option::of(timestamp()), option::of(any::<bool>()))
         .prop_map(
             |(
                 tenant,
@@ -642,11 +489,7 @@ fn list_tasks_response() -> impl Strategy<Value = ListTasksResponse> {
 }
 
 fn cancel_request() -> impl Strategy<Value = CancelTaskRequest> {
-    (text(), text(), metadata()).prop_map(|(tenant, id, metadata)| CancelTaskRequest {
-        tenant,
-        id,
-        metadata,
-    })
+    (text(), text(), metadata()).prop_map(|(tenant, id, metadata)| CancelTaskRequest { tenant, id, metadata })
 }
 
 fn subscribe_request() -> impl Strategy<Value = SubscribeToTaskRequest> {
@@ -654,31 +497,18 @@ fn subscribe_request() -> impl Strategy<Value = SubscribeToTaskRequest> {
 }
 
 fn config_ref() -> impl Strategy<Value = TaskPushNotificationConfigRef> {
-    (text(), text(), text()).prop_map(|(tenant, task_id, id)| TaskPushNotificationConfigRef {
-        tenant,
-        task_id,
-        id,
-    })
+    (text(), text(), text()).prop_map(|(tenant, task_id, id)| TaskPushNotificationConfigRef { tenant, task_id, id })
 }
 
 fn list_configs_request() -> impl Strategy<Value = ListTaskPushNotificationConfigsRequest> {
     (text(), text(), any::<i32>(), text()).prop_map(|(tenant, task_id, page_size, page_token)| {
-        ListTaskPushNotificationConfigsRequest {
-            tenant,
-            task_id,
-            page_size,
-            page_token,
-        }
+        ListTaskPushNotificationConfigsRequest { tenant, task_id, page_size, page_token }
     })
 }
 
 fn list_configs_response() -> impl Strategy<Value = ListTaskPushNotificationConfigsResponse> {
-    (vec(push_config(), 0..3), text()).prop_map(|(configs, next_page_token)| {
-        ListTaskPushNotificationConfigsResponse {
-            configs,
-            next_page_token,
-        }
-    })
+    (vec(push_config(), 0..3), text())
+        .prop_map(|(configs, next_page_token)| ListTaskPushNotificationConfigsResponse { configs, next_page_token })
 }
 
 fn extended_card_request() -> impl Strategy<Value = GetExtendedAgentCardRequest> {
@@ -686,18 +516,13 @@ fn extended_card_request() -> impl Strategy<Value = GetExtendedAgentCardRequest>
 }
 
 fn agent_interface() -> impl Strategy<Value = AgentInterface> {
-    let binding = prop_oneof![
-        select(vec!["JSONRPC", "GRPC", "HTTP+JSON"]).prop_map(str::to_owned),
-        text(),
-    ];
-    (text(), binding, text(), text()).prop_map(
-        |(url, protocol_binding, tenant, protocol_version)| AgentInterface {
-            url,
-            protocol_binding,
-            tenant,
-            protocol_version,
-        },
-    )
+    let binding = prop_oneof![select(vec!["JSONRPC", "GRPC", "HTTP+JSON"]).prop_map(str::to_owned), text(),];
+    (text(), binding, text(), text()).prop_map(|(url, protocol_binding, tenant, protocol_version)| AgentInterface {
+        url,
+        protocol_binding,
+        tenant,
+        protocol_version,
+    })
 }
 
 fn agent_provider() -> impl Strategy<Value = AgentProvider> {
@@ -705,31 +530,22 @@ fn agent_provider() -> impl Strategy<Value = AgentProvider> {
 }
 
 fn agent_extension() -> impl Strategy<Value = AgentExtension> {
-    (text(), text(), any::<bool>(), metadata()).prop_map(|(uri, description, required, params)| {
-        AgentExtension {
-            uri,
-            description,
-            required,
-            params,
-        }
+    (text(), text(), any::<bool>(), metadata()).prop_map(|(uri, description, required, params)| AgentExtension {
+        uri,
+        description,
+        required,
+        params,
     })
 }
 
 fn agent_capabilities() -> impl Strategy<Value = AgentCapabilities> {
-    (
-        option::of(any::<bool>()),
-        option::of(any::<bool>()),
-        vec(agent_extension(), 0..3),
-        option::of(any::<bool>()),
-    )
-        .prop_map(
-            |(streaming, push_notifications, extensions, extended_agent_card)| AgentCapabilities {
-                streaming,
-                push_notifications,
-                extensions,
-                extended_agent_card,
-            },
-        )
+    (option::of(any::<bool>()), option::of(any::<bool>()), vec(agent_extension(), 0..3), option::of(any::<bool>()))
+        .prop_map(|(streaming, push_notifications, extensions, extended_agent_card)| AgentCapabilities {
+            streaming,
+            push_notifications,
+            extensions,
+            extended_agent_card,
+        })
 }
 
 fn string_list() -> impl Strategy<Value = StringList> {
@@ -741,37 +557,18 @@ fn security_requirement() -> impl Strategy<Value = SecurityRequirement> {
 }
 
 fn agent_skill() -> impl Strategy<Value = AgentSkill> {
-    (
-        text(),
-        text(),
-        text(),
-        strings(),
-        strings(),
-        strings(),
-        strings(),
-        vec(security_requirement(), 0..2),
+    (text(), text(), text(), strings(), strings(), strings(), strings(), vec(security_requirement(), 0..2)).prop_map(
+        |(id, name, description, tags, examples, input_modes, output_modes, security_requirements)| AgentSkill {
+            id,
+            name,
+            description,
+            tags,
+            examples,
+            input_modes,
+            output_modes,
+            security_requirements,
+        },
     )
-        .prop_map(
-            |(
-                id,
-                name,
-                description,
-                tags,
-                examples,
-                input_modes,
-                output_modes,
-                security_requirements,
-            )| AgentSkill {
-                id,
-                name,
-                description,
-                tags,
-                examples,
-                input_modes,
-                output_modes,
-                security_requirements,
-            },
-        )
 }
 
 fn card_signature() -> impl Strategy<Value = AgentCardSignature> {
@@ -788,46 +585,35 @@ fn scopes() -> impl Strategy<Value = BTreeMap<String, String>> {
 
 fn authorization_code_flow() -> impl Strategy<Value = AuthorizationCodeOAuthFlow> {
     (text(), text(), text(), scopes(), any::<bool>()).prop_map(
-        |(authorization_url, token_url, refresh_url, scopes, pkce_required)| {
-            AuthorizationCodeOAuthFlow {
-                authorization_url,
-                token_url,
-                refresh_url,
-                scopes,
-                pkce_required,
-            }
+        |(authorization_url, token_url, refresh_url, scopes, pkce_required)| AuthorizationCodeOAuthFlow {
+            authorization_url,
+            token_url,
+            refresh_url,
+            scopes,
+            pkce_required,
         },
     )
 }
 
 fn client_credentials_flow() -> impl Strategy<Value = ClientCredentialsOAuthFlow> {
-    (text(), text(), scopes()).prop_map(|(token_url, refresh_url, scopes)| {
-        ClientCredentialsOAuthFlow {
-            token_url,
-            refresh_url,
-            scopes,
-        }
+    (text(), text(), scopes()).prop_map(|(token_url, refresh_url, scopes)| ClientCredentialsOAuthFlow {
+        token_url,
+        refresh_url,
+        scopes,
     })
 }
 
 fn device_code_flow() -> impl Strategy<Value = DeviceCodeOAuthFlow> {
-    (text(), text(), text(), scopes()).prop_map(
-        |(device_authorization_url, token_url, refresh_url, scopes)| DeviceCodeOAuthFlow {
-            device_authorization_url,
-            token_url,
-            refresh_url,
-            scopes,
-        },
-    )
+    (text(), text(), text(), scopes()).prop_map(|(device_authorization_url, token_url, refresh_url, scopes)| {
+        DeviceCodeOAuthFlow { device_authorization_url, token_url, refresh_url, scopes }
+    })
 }
 
 fn implicit_flow() -> impl Strategy<Value = ImplicitOAuthFlow> {
-    (text(), text(), scopes()).prop_map(|(authorization_url, refresh_url, scopes)| {
-        ImplicitOAuthFlow {
-            authorization_url,
-            refresh_url,
-            scopes,
-        }
+    (text(), text(), scopes()).prop_map(|(authorization_url, refresh_url, scopes)| ImplicitOAuthFlow {
+        authorization_url,
+        refresh_url,
+        scopes,
     })
 }
 
@@ -850,10 +636,7 @@ fn oauth_flows() -> impl Strategy<Value = OAuthFlows> {
 }
 
 fn api_key_scheme() -> impl Strategy<Value = ApiKeySecurityScheme> {
-    let location = prop_oneof![
-        select(vec!["query", "header", "cookie"]).prop_map(str::to_owned),
-        text()
-    ];
+    let location = prop_oneof![select(vec!["query", "header", "cookie"]).prop_map(str::to_owned), text()];
     (text(), location, text()).prop_map(|(description, location, name)| ApiKeySecurityScheme {
         description,
         location,
@@ -862,32 +645,24 @@ fn api_key_scheme() -> impl Strategy<Value = ApiKeySecurityScheme> {
 }
 
 fn http_auth_scheme() -> impl Strategy<Value = HttpAuthSecurityScheme> {
-    (text(), text(), text()).prop_map(|(description, scheme, bearer_format)| {
-        HttpAuthSecurityScheme {
-            description,
-            scheme,
-            bearer_format,
-        }
+    (text(), text(), text()).prop_map(|(description, scheme, bearer_format)| HttpAuthSecurityScheme {
+        description,
+        scheme,
+        bearer_format,
     })
 }
 
 fn oauth2_scheme() -> impl Strategy<Value = OAuth2SecurityScheme> {
-    (text(), oauth_flows(), text()).prop_map(|(description, flows, oauth2_metadata_url)| {
-        OAuth2SecurityScheme {
-            description,
-            flows,
-            oauth2_metadata_url,
-        }
+    (text(), oauth_flows(), text()).prop_map(|(description, flows, oauth2_metadata_url)| OAuth2SecurityScheme {
+        description,
+        flows,
+        oauth2_metadata_url,
     })
 }
 
 fn oidc_scheme() -> impl Strategy<Value = OpenIdConnectSecurityScheme> {
-    (text(), text()).prop_map(
-        |(description, open_id_connect_url)| OpenIdConnectSecurityScheme {
-            description,
-            open_id_connect_url,
-        },
-    )
+    (text(), text())
+        .prop_map(|(description, open_id_connect_url)| OpenIdConnectSecurityScheme { description, open_id_connect_url })
 }
 
 fn mtls_scheme() -> impl Strategy<Value = MutualTlsSecurityScheme> {
@@ -925,15 +700,7 @@ fn agent_card() -> impl Strategy<Value = AgentCard> {
     );
     (head, tail).prop_map(
         |(
-            (
-                name,
-                description,
-                supported_interfaces,
-                provider,
-                version,
-                documentation_url,
-                capabilities,
-            ),
+            (name, description, supported_interfaces, provider, version, documentation_url, capabilities),
             (
                 security_schemes,
                 security_requirements,
@@ -968,16 +735,9 @@ fn agent_card() -> impl Strategy<Value = AgentCard> {
 
 /// 64 cases per property (fast in debug builds); `PROPTEST_CASES=N` asks for a deeper run.
 fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(64);
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(64);
     // No regression files: a failure prints its minimal case, and the test tree stays clean.
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
+    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
 }
 
 proptest! {
@@ -1273,61 +1033,33 @@ fn snake_case_input_parses() {
         "status_update": {"task_id": "t", "context_id": "c", "status": {"state": "TASK_STATE_WORKING"}},
     }))
     .unwrap();
-    let StreamResponse::StatusUpdate(event) = event else {
-        panic!("not a status update: {event:?}")
-    };
-    assert_eq!(
-        (event.task_id.as_str(), event.context_id.as_str()),
-        ("t", "c")
-    );
+    let StreamResponse::StatusUpdate(event) = event else { panic!("not a status update: {event:?}") };
+    assert_eq!((event.task_id.as_str(), event.context_id.as_str()), ("t", "c"));
 }
 
 #[test]
 fn integer_enums_parse_and_reemit_as_names() {
     let status = parse::<TaskStatus>(json!({"state": 3})).unwrap();
     assert_eq!(status.state, TaskState::Completed);
-    assert_eq!(
-        serde_json::to_value(&status).unwrap(),
-        json!({"state": "TASK_STATE_COMPLETED"})
-    );
+    assert_eq!(serde_json::to_value(&status).unwrap(), json!({"state": "TASK_STATE_COMPLETED"}));
 
     let msg = parse::<Message>(json!({"messageId": "m", "role": 2, "parts": []})).unwrap();
     assert_eq!(msg.role, Role::Agent);
     assert_eq!(serde_json::to_value(&msg).unwrap()["role"], "ROLE_AGENT");
 
     let req = parse::<ListTasksRequest>(json!({"status": 6})).unwrap();
-    assert_eq!(
-        serde_json::to_value(&req).unwrap(),
-        json!({"status": "TASK_STATE_INPUT_REQUIRED"})
-    );
+    assert_eq!(serde_json::to_value(&req).unwrap(), json!({"status": "TASK_STATE_INPUT_REQUIRED"}));
 
-    for bad in [
-        json!(9),
-        json!(-1),
-        json!("TASK_STATE_DONE"),
-        json!("completed"),
-        json!(true),
-    ] {
-        assert!(
-            parse::<TaskStatus>(json!({ "state": bad })).is_err(),
-            "state {bad} accepted"
-        );
+    for bad in [json!(9), json!(-1), json!("TASK_STATE_DONE"), json!("completed"), json!(true)] {
+        assert!(parse::<TaskStatus>(json!({ "state": bad })).is_err(), "state {bad} accepted");
     }
 }
 
 #[test]
 fn empty_list_tasks_page_emits_every_required_field() {
-    let page = ListTasksResponse {
-        tasks: vec![],
-        next_page_token: String::new(),
-        page_size: 0,
-        total_size: 0,
-    };
+    let page = ListTasksResponse { tasks: vec![], next_page_token: String::new(), page_size: 0, total_size: 0 };
     let json = serde_json::to_value(&page).unwrap();
-    assert_eq!(
-        json,
-        json!({"tasks": [], "nextPageToken": "", "pageSize": 0, "totalSize": 0})
-    );
+    assert_eq!(json, json!({"tasks": [], "nextPageToken": "", "pageSize": 0, "totalSize": 0}));
     schema::assert_valid("ListTasksResponse", &json);
     assert_eq!(parse::<ListTasksResponse>(json).unwrap(), page);
 }
@@ -1345,21 +1077,14 @@ fn timestamp_with_offset_is_reemitted_in_utc() {
 
     let cases = [
         ("2025-11-09T12:30:00.5+02:00", "2025-11-09T10:30:00.500Z"),
-        (
-            "2025-11-09T12:30:00.123456789+02:00",
-            "2025-11-09T10:30:00.123Z",
-        ),
+        ("2025-11-09T12:30:00.123456789+02:00", "2025-11-09T10:30:00.123Z"),
         ("2025-01-01T00:30:00.25-01:00", "2025-01-01T01:30:00.250Z"),
         ("2025-01-01T00:30:00+01:00", "2024-12-31T23:30:00.000Z"),
         ("2025-11-09T10:30:00Z", "2025-11-09T10:30:00.000Z"),
     ];
     for (input, expected) in cases {
         let ts = parse::<Timestamp>(json!(input)).unwrap();
-        assert_eq!(
-            serde_json::to_value(ts).unwrap(),
-            json!(expected),
-            "from {input}"
-        );
+        assert_eq!(serde_json::to_value(ts).unwrap(), json!(expected), "from {input}");
     }
     assert!(parse::<Timestamp>(json!("2025-11-09 10:30:00")).is_err());
     assert!(parse::<Timestamp>(json!(1_762_684_200)).is_err());
@@ -1409,10 +1134,8 @@ fn unknown_fields_are_ignored() {
     schema::assert_valid("Task", &json);
 
     // An unknown oneof member next to a known one does not count towards the oneof.
-    let event = parse::<StreamResponse>(
-        json!({"message": {"messageId": "m", "role": 1, "parts": []}, "future": {}}),
-    )
-    .unwrap();
+    let event =
+        parse::<StreamResponse>(json!({"message": {"messageId": "m", "role": 1, "parts": []}, "future": {}})).unwrap();
     assert_eq!(event.member(), "message");
 }
 
@@ -1422,45 +1145,28 @@ fn int32_fields_accept_strings_and_reject_out_of_range() {
     assert_eq!(get.history_length, Some(5));
     let list = parse::<ListTasksRequest>(json!({"pageSize": "5", "history_length": 7})).unwrap();
     assert_eq!((list.page_size, list.history_length), (Some(5), Some(7)));
-    let page = parse::<ListTasksResponse>(
-        json!({"tasks": [], "nextPageToken": "", "pageSize": "5", "totalSize": "-3"}),
-    )
-    .unwrap();
-    assert_eq!((page.page_size, page.total_size), (5, -3));
-    let configs =
-        parse::<ListTaskPushNotificationConfigsRequest>(json!({"taskId": "t", "pageSize": "5"}))
+    let page =
+        parse::<ListTasksResponse>(json!({"tasks": [], "nextPageToken": "", "pageSize": "5", "totalSize": "-3"}))
             .unwrap();
+    assert_eq!((page.page_size, page.total_size), (5, -3));
+    let configs = parse::<ListTaskPushNotificationConfigsRequest>(json!({"taskId": "t", "pageSize": "5"})).unwrap();
     assert_eq!(configs.page_size, 5);
     let send = parse::<SendMessageConfiguration>(json!({"historyLength": "5"})).unwrap();
     assert_eq!(send.history_length, Some(5));
     // Re-emitted as numbers.
-    assert_eq!(
-        serde_json::to_value(&get).unwrap()["historyLength"],
-        json!(5)
-    );
+    assert_eq!(serde_json::to_value(&get).unwrap()["historyLength"], json!(5));
 
     let too_big = 1_i64 << 40;
-    for bad in [
-        json!(too_big),
-        json!(too_big.to_string()),
-        json!(-too_big),
-        json!("five"),
-        json!(1.5),
-    ] {
+    for bad in [json!(too_big), json!(too_big.to_string()), json!(-too_big), json!("five"), json!(1.5)] {
         let err = parse::<GetTaskRequest>(json!({"id": "t", "historyLength": bad})).unwrap_err();
         assert!(err.contains("int32"), "historyLength {bad}: {err}");
         assert!(
-            parse::<ListTasksResponse>(
-                json!({"tasks": [], "nextPageToken": "", "pageSize": bad, "totalSize": 0})
-            )
-            .is_err(),
+            parse::<ListTasksResponse>(json!({"tasks": [], "nextPageToken": "", "pageSize": bad, "totalSize": 0}))
+                .is_err(),
             "pageSize {bad} accepted"
         );
         assert!(
-            parse::<ListTaskPushNotificationConfigsRequest>(
-                json!({"taskId": "t", "pageSize": bad})
-            )
-            .is_err(),
+            parse::<ListTaskPushNotificationConfigsRequest>(json!({"taskId": "t", "pageSize": bad})).is_err(),
             "pageSize {bad} accepted"
         );
     }
@@ -1470,11 +1176,7 @@ fn int32_fields_accept_strings_and_reject_out_of_range() {
 
 #[test]
 fn schema_helper_reports_instance_paths() {
-    let err = schema::validate(
-        "Task",
-        &json!({"id": 5, "status": {"state": "DONE"}, "kind": "task"}),
-    )
-    .unwrap_err();
+    let err = schema::validate("Task", &json!({"id": 5, "status": {"state": "DONE"}, "kind": "task"})).unwrap_err();
     assert!(err.contains("at /id:"), "{err}");
     assert!(err.contains("at /status/state:"), "{err}");
     assert!(err.contains("kind"), "{err}");
@@ -1507,16 +1209,8 @@ fn proto_name_respelling_skips_free_form_maps() {
     let mut bad = Vec::new();
     spelling(&to_proto_names(&emitted), "", &mut bad);
     assert!(bad.iter().any(|b| b.starts_with("/context_id")), "{bad:?}");
-    assert!(
-        bad.iter()
-            .any(|b| b.ends_with("/authorization_code/token_url: key is not lowerCamelCase")),
-        "{bad:?}"
-    );
-    assert!(
-        !bad.iter()
-            .any(|b| b.starts_with("/metadata") || b.contains("/data/")),
-        "{bad:?}"
-    );
+    assert!(bad.iter().any(|b| b.ends_with("/authorization_code/token_url: key is not lowerCamelCase")), "{bad:?}");
+    assert!(!bad.iter().any(|b| b.starts_with("/metadata") || b.contains("/data/")), "{bad:?}");
 }
 
 /// ProtoJSON parsers accept URL-safe and unpadded base64 in `bytes` fields; emitters use standard

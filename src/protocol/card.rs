@@ -24,27 +24,15 @@ pub struct AgentCard {
     /// REQUIRED agent version.
     pub version: String,
     /// `optional` documentation URL.
-    #[serde(
-        default,
-        alias = "documentation_url",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, alias = "documentation_url", skip_serializing_if = "Option::is_none")]
     pub documentation_url: Option<String>,
     /// REQUIRED.
     pub capabilities: AgentCapabilities,
     /// Named security schemes.
-    #[serde(
-        default,
-        alias = "security_schemes",
-        skip_serializing_if = "BTreeMap::is_empty"
-    )]
+    #[serde(default, alias = "security_schemes", skip_serializing_if = "BTreeMap::is_empty")]
     pub security_schemes: BTreeMap<String, SecurityScheme>,
     /// Requirements for all interactions.
-    #[serde(
-        default,
-        alias = "security_requirements",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, alias = "security_requirements", skip_serializing_if = "Vec::is_empty")]
     pub security_requirements: Vec<SecurityRequirement>,
     /// REQUIRED input media types.
     #[serde(alias = "default_input_modes")]
@@ -96,21 +84,13 @@ pub struct AgentCapabilities {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streaming: Option<bool>,
     /// `optional` push notification support.
-    #[serde(
-        default,
-        alias = "push_notifications",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, alias = "push_notifications", skip_serializing_if = "Option::is_none")]
     pub push_notifications: Option<bool>,
     /// Declared extensions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<AgentExtension>,
     /// `optional` extended card support.
-    #[serde(
-        default,
-        alias = "extended_agent_card",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, alias = "extended_agent_card", skip_serializing_if = "Option::is_none")]
     pub extended_agent_card: Option<bool>,
 }
 
@@ -153,11 +133,7 @@ pub struct AgentSkill {
     #[serde(default, alias = "output_modes", skip_serializing_if = "Vec::is_empty")]
     pub output_modes: Vec<String>,
     /// Security requirements of this skill.
-    #[serde(
-        default,
-        alias = "security_requirements",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, alias = "security_requirements", skip_serializing_if = "Vec::is_empty")]
     pub security_requirements: Vec<SecurityRequirement>,
 }
 
@@ -235,11 +211,7 @@ pub struct HttpAuthSecurityScheme {
     /// REQUIRED scheme, e.g. `Bearer`.
     pub scheme: String,
     /// Hint about the bearer token format.
-    #[serde(
-        default,
-        alias = "bearer_format",
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(default, alias = "bearer_format", skip_serializing_if = "String::is_empty")]
     pub bearer_format: String,
 }
 
@@ -253,11 +225,7 @@ pub struct OAuth2SecurityScheme {
     /// REQUIRED flow.
     pub flows: OAuthFlows,
     /// RFC 8414 metadata URL.
-    #[serde(
-        default,
-        alias = "oauth2_metadata_url",
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(default, alias = "oauth2_metadata_url", skip_serializing_if = "String::is_empty")]
     pub oauth2_metadata_url: String,
 }
 
@@ -316,11 +284,7 @@ pub struct AuthorizationCodeOAuthFlow {
     #[serde(alias = "token_url")]
     pub token_url: String,
     /// Refresh URL.
-    #[serde(
-        default,
-        alias = "refresh_url",
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
     pub refresh_url: String,
     /// REQUIRED scope → description.
     pub scopes: BTreeMap<String, String>,
@@ -337,11 +301,7 @@ pub struct ClientCredentialsOAuthFlow {
     #[serde(alias = "token_url")]
     pub token_url: String,
     /// Refresh URL.
-    #[serde(
-        default,
-        alias = "refresh_url",
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
     pub refresh_url: String,
     /// REQUIRED scope → description.
     pub scopes: BTreeMap<String, String>,
@@ -358,11 +318,7 @@ pub struct DeviceCodeOAuthFlow {
     #[serde(alias = "token_url")]
     pub token_url: String,
     /// Refresh URL.
-    #[serde(
-        default,
-        alias = "refresh_url",
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
     pub refresh_url: String,
     /// REQUIRED scope → description.
     pub scopes: BTreeMap<String, String>,
@@ -373,18 +329,10 @@ pub struct DeviceCodeOAuthFlow {
 #[serde(rename_all = "camelCase")]
 pub struct ImplicitOAuthFlow {
     /// Authorization URL.
-    #[serde(
-        default,
-        alias = "authorization_url",
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(default, alias = "authorization_url", skip_serializing_if = "String::is_empty")]
     pub authorization_url: String,
     /// Refresh URL.
-    #[serde(
-        default,
-        alias = "refresh_url",
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
     pub refresh_url: String,
     /// Scope → description.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -399,11 +347,7 @@ pub struct PasswordOAuthFlow {
     #[serde(default, alias = "token_url", skip_serializing_if = "String::is_empty")]
     pub token_url: String,
     /// Refresh URL.
-    #[serde(
-        default,
-        alias = "refresh_url",
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
     pub refresh_url: String,
     /// Scope → description.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

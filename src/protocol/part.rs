@@ -53,12 +53,7 @@ impl Part {
 
     /// A part holding the given content and nothing else.
     pub fn new(content: PartContent) -> Self {
-        Part {
-            content,
-            metadata: None,
-            filename: String::new(),
-            media_type: String::new(),
-        }
+        Part { content, metadata: None, filename: String::new(), media_type: String::new() }
     }
 
     /// The text, if this is a text part.
@@ -75,9 +70,7 @@ impl Serialize for Part {
         let mut m = s.serialize_map(None)?;
         match &self.content {
             PartContent::Text(t) => m.serialize_entry("text", t)?,
-            PartContent::Raw(b) => {
-                m.serialize_entry("raw", &base64::engine::general_purpose::STANDARD.encode(b))?
-            }
+            PartContent::Raw(b) => m.serialize_entry("raw", &base64::engine::general_purpose::STANDARD.encode(b))?,
             PartContent::Url(u) => m.serialize_entry("url", u)?,
             PartContent::Data(v) => m.serialize_entry("data", v)?,
         }
@@ -152,10 +145,6 @@ impl TryFrom<PartWire> for Part {
 fn decode_base64(s: &str) -> Result<Vec<u8>, base64::DecodeError> {
     use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
     let unpadded = s.trim_end_matches('=');
-    let engine = if unpadded.contains(['-', '_']) {
-        &URL_SAFE_NO_PAD
-    } else {
-        &STANDARD_NO_PAD
-    };
+    let engine = if unpadded.contains(['-', '_']) { &URL_SAFE_NO_PAD } else { &STANDARD_NO_PAD };
     engine.decode(unpadded)
 }

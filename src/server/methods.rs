@@ -15,7 +15,7 @@ use super::scenario::{TemplateVars, render_parts};
 use super::stream;
 use super::tasks::runner::{agent_message, cancel, spawn_run};
 use super::tasks::view::view;
-use super::tasks::{Subscription, TaskHandle};
+use super::tasks::{StreamSlot, Subscription, TaskHandle};
 use super::validate::{
     check_history_length, check_id, check_input_media_types, check_message, check_output_modes, parse_params, require,
 };
@@ -183,12 +183,9 @@ fn check_streaming(app: &App) -> Result<(), RpcError> {
     Ok(())
 }
 
-fn check_subscriber_room(app: &App, handle: &TaskHandle) -> Result<(), RpcError> {
+fn open_stream_slot(app: &App, handle: &Arc<TaskHandle>) -> Result<StreamSlot, RpcError> {
     let max = app.config.limits.max_subscribers;
-    if handle.subscriber_count() >= max {
-        return Err(limit_reached("concurrent subscriber", max, "--max-subscribers"));
-    }
-    Ok(())
+    handle.try_open_stream(max).ok_or_else(|| limit_reached("concurrent subscriber", max, "--max-subscribers"))
 }
 
 /// SendStreamingMessage (§3.1.2).
@@ -199,10 +196,10 @@ pub async fn send_streaming_message(app: &App, ctx: &CallContext, params: Value)
     match accept_message(app, &req).await? {
         Accepted::Message(m) => Ok(Outcome::Stream(stream::single(ctx.id.clone(), StreamResponse::Message(m)))),
         Accepted::Task(handle, snapshot, seq) => {
-            check_subscriber_room(app, &handle)?;
+            let slot = open_stream_slot(app, &handle)?;
             let sub: Subscription = handle.subscribe_after(Some(seq));
             let first = StreamResponse::Task(view(&snapshot, hl, true));
-            Ok(Outcome::Stream(stream::follow(ctx.id.clone(), Some((seq, first)), sub)))
+            Ok(Outcome::Stream(stream::follow(ctx.id.clone(), Some((seq, first)), sub, slot)))
         }
     }
 }
@@ -244,7 +241,10 @@ pub fn list_tasks(app: &App, params: Value) -> Result<Outcome, RpcError> {
     let cursor = if req.page_token.is_empty() {
         None
     } else {
-        Some(decode_cursor(&req.page_token).ok_or_else(|| RpcError::invalid_params("pageToken", "is not a token this server issued"))?)
+        Some(
+            decode_cursor(&req.page_token)
+                .ok_or_else(|| RpcError::invalid_params("pageToken", "is not a token this server issued"))?,
+        )
     };
     let after_ms = req.status_timestamp_after.map(|t| t.unix_millis());
     let mut rows: Vec<(i128, Task)> = app
@@ -262,7 +262,10 @@ pub fn list_tasks(app: &App, params: Value) -> Result<Outcome, RpcError> {
     let total = rows.len();
     let start = match &cursor {
         None => 0,
-        Some((ms, id)) => rows.iter().position(|(r_ms, t)| (r_ms < ms) || (r_ms == ms && t.id.as_str() > id.as_str())).unwrap_or(total),
+        Some((ms, id)) => rows
+            .iter()
+            .position(|(r_ms, t)| (r_ms < ms) || (r_ms == ms && t.id.as_str() > id.as_str()))
+            .unwrap_or(total),
     };
     let page: Vec<(i128, Task)> = rows.into_iter().skip(start).take(page_size as usize).collect();
     let next_page_token = if start + page.len() < total {
@@ -325,17 +328,23 @@ pub fn subscribe_to_task(app: &App, ctx: &CallContext, params: Value) -> Result<
         if let Some(after) = resume_after
             && !g.log.has_generated(after)
         {
-            return Err(RpcError::invalid_params("Last-Event-ID", format!("event {after} has not been sent on this task")));
+            return Err(RpcError::invalid_params(
+                "Last-Event-ID",
+                format!("event {after} has not been sent on this task"),
+            ));
         }
         let retained = resume_after.map(|a| g.log.after(Some(a)).is_ok());
         (g.task.clone(), g.log.last_seq().unwrap_or(0), retained)
     };
-    check_subscriber_room(app, &handle)?;
+    let slot = open_stream_slot(app, &handle)?;
     let out = match (resume_after, retained) {
         // Replay what came after the client's last event; no snapshot, the client has the state.
-        (Some(after), Some(true)) => stream::follow(ctx.id.clone(), None, handle.subscribe_after(Some(after))),
+        (Some(after), Some(true)) => stream::follow(ctx.id.clone(), None, handle.subscribe_after(Some(after)), slot),
         // First subscription, or the events to replay were evicted: start from a fresh snapshot.
-        _ => stream::follow(ctx.id.clone(), Some((seq, StreamResponse::Task(snapshot))), handle.subscribe_after(Some(seq))),
+        _ => {
+            let first = Some((seq, StreamResponse::Task(snapshot)));
+            stream::follow(ctx.id.clone(), first, handle.subscribe_after(Some(seq)), slot)
+        }
     };
     Ok(Outcome::Stream(out))
 }
@@ -351,21 +360,23 @@ fn check_push(app: &App) -> Result<(), RpcError> {
 async fn prepare_push_config(
     app: &App,
     mut cfg: TaskPushNotificationConfig,
-    field: &str,
+    prefix: &str,
 ) -> Result<TaskPushNotificationConfig, RpcError> {
     check_push(app)?;
     let limits = &app.config.limits;
-    require(&format!("{field}.url"), &cfg.url)?;
-    check_id(&format!("{field}.id"), &cfg.id, limits)?;
+    // `prefix` locates the config in params: "" for Create, where the config is the params.
+    let at = |name: &str| if prefix.is_empty() { name.to_owned() } else { format!("{prefix}.{name}") };
+    require(&at("url"), &cfg.url)?;
+    check_id(&at("id"), &cfg.id, limits)?;
     if cfg.url.len() > 2048 {
-        return Err(RpcError::invalid_params(format!("{field}.url"), "longer than 2048 bytes"));
+        return Err(RpcError::invalid_params(at("url"), "longer than 2048 bytes"));
     }
     if let Some(a) = &cfg.authentication {
-        require(&format!("{field}.authentication.scheme"), &a.scheme)?;
+        require(&at("authentication.scheme"), &a.scheme)?;
     }
     check_destination(&cfg.url, app.config.webhooks)
         .await
-        .map_err(|why| RpcError::invalid_params(format!("{field}.url"), format!("webhook refused: {why}")))?;
+        .map_err(|why| RpcError::invalid_params(at("url"), format!("webhook refused: {why}")))?;
     if cfg.id.is_empty() {
         cfg.id = uuid::Uuid::new_v4().to_string();
     }
@@ -389,7 +400,7 @@ pub async fn create_push_config(app: &App, params: Value) -> Result<Outcome, Rpc
     require("taskId", &req.task_id)?;
     check_id("taskId", &req.task_id, &app.config.limits)?;
     let handle = lookup(app, &req.tenant, &req.task_id)?;
-    let cfg = prepare_push_config(app, req, "params").await?;
+    let cfg = prepare_push_config(app, req, "").await?;
     let max = app.config.limits.max_push_configs;
     let (stored, seq, terminal) = handle.update(|t| {
         if !t.push_configs.contains_key(&cfg.id) && t.push_configs.len() >= max {

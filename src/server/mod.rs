@@ -226,7 +226,10 @@ mod tests {
     }
 
     async fn post_rpc(app: Arc<App>, body: &str) -> serde_json::Value {
-        let req = Request::post(RPC_PATH).header("content-type", "application/json").body(Body::from(body.to_owned())).unwrap();
+        let req = Request::post(RPC_PATH)
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_owned()))
+            .unwrap();
         let resp = router(app).oneshot(req).await.unwrap();
         assert_eq!(resp.status(), StatusCode::OK);
         serde_json::from_slice(&to_bytes(resp.into_body(), 1 << 20).await.unwrap()).unwrap()
@@ -237,7 +240,8 @@ mod tests {
         let req = Request::get(WELL_KNOWN_PATH).body(Body::empty()).unwrap();
         let resp = router(app()).oneshot(req).await.unwrap();
         assert_eq!(resp.status(), StatusCode::OK);
-        let card: serde_json::Value = serde_json::from_slice(&to_bytes(resp.into_body(), 1 << 20).await.unwrap()).unwrap();
+        let card: serde_json::Value =
+            serde_json::from_slice(&to_bytes(resp.into_body(), 1 << 20).await.unwrap()).unwrap();
         assert_eq!(card["supportedInterfaces"][0]["url"], "http://mock.test/rpc");
         assert_eq!(card["supportedInterfaces"][0]["protocolVersion"], "1.0");
     }

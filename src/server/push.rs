@@ -90,11 +90,12 @@ pub async fn check_destination(url: &str, policy: WebhookPolicy) -> Result<Desti
     let host = parsed.host_str().ok_or("the URL has no host")?.to_owned();
     let port = parsed.port_or_known_default().ok_or("the URL has no port")?;
     let lookup_host = host.trim_start_matches('[').trim_end_matches(']').to_owned();
-    let addrs: Vec<SocketAddr> = tokio::time::timeout(Duration::from_secs(5), tokio::net::lookup_host((lookup_host, port)))
-        .await
-        .map_err(|_| format!("resolving {host} timed out"))?
-        .map_err(|e| format!("cannot resolve {host}: {e}"))?
-        .collect();
+    let addrs: Vec<SocketAddr> =
+        tokio::time::timeout(Duration::from_secs(5), tokio::net::lookup_host((lookup_host, port)))
+            .await
+            .map_err(|_| format!("resolving {host} timed out"))?
+            .map_err(|e| format!("cannot resolve {host}: {e}"))?
+            .collect();
     if addrs.is_empty() {
         return Err(format!("{host} resolves to no address"));
     }

@@ -65,23 +65,30 @@ fn check_version(app: &App, raw: Option<String>) -> Result<(), RpcError> {
         Some(s) => match ProtocolVersion::parse(&s) {
             Some(v) => v,
             None => {
-                return Err(RpcError::new(ErrorCode::VersionNotSupported, format!("A2A-Version {s:?} is not Major.Minor; this agent supports 1.0"))
-                    .with_meta("requestedVersion", s)
-                    .with_meta("supportedVersions", "1.0"));
+                return Err(RpcError::new(
+                    ErrorCode::VersionNotSupported,
+                    format!("A2A-Version {s:?} is not Major.Minor; this agent supports 1.0"),
+                )
+                .with_meta("requestedVersion", s)
+                .with_meta("supportedVersions", "1.0"));
             }
         },
     };
     if version == ProtocolVersion::V1_0 {
         return Ok(());
     }
-    Err(RpcError::new(ErrorCode::VersionNotSupported, format!("A2A-Version {version} is not supported; this agent supports 1.0"))
-        .with_meta("requestedVersion", version.to_string())
-        .with_meta("supportedVersions", "1.0"))
+    Err(RpcError::new(
+        ErrorCode::VersionNotSupported,
+        format!("A2A-Version {version} is not supported; this agent supports 1.0"),
+    )
+    .with_meta("requestedVersion", version.to_string())
+    .with_meta("supportedVersions", "1.0"))
 }
 
 /// Required extensions the request did not activate give -32008; returns the activated ones to echo.
 fn check_extensions(app: &App, headers: &HeaderMap) -> Result<Option<String>, RpcError> {
-    let requested: Vec<&str> = headers.get_all(EXTENSIONS_HEADER).iter().filter_map(|v| v.to_str().ok()).flat_map(split_list).collect();
+    let requested: Vec<&str> =
+        headers.get_all(EXTENSIONS_HEADER).iter().filter_map(|v| v.to_str().ok()).flat_map(split_list).collect();
     if let Some(missing) = app.config.required_extensions.iter().find(|r| !requested.contains(&r.as_str())) {
         return Err(RpcError::new(
             ErrorCode::ExtensionSupportRequired,
@@ -98,7 +105,9 @@ fn check_extensions(app: &App, headers: &HeaderMap) -> Result<Option<String>, Rp
 fn parse_envelope(body: &[u8]) -> Result<(RequestId, String, Value), (Option<RequestId>, RpcError)> {
     let v: Value = serde_json::from_slice(body)
         .map_err(|e| (None, RpcError::new(ErrorCode::ParseError, format!("Invalid JSON payload: {e}"))))?;
-    let invalid = |id: Option<RequestId>, why: &str| (id, RpcError::new(ErrorCode::InvalidRequest, format!("Request payload validation error: {why}")));
+    let invalid = |id: Option<RequestId>, why: &str| {
+        (id, RpcError::new(ErrorCode::InvalidRequest, format!("Request payload validation error: {why}")))
+    };
     let obj = match v {
         Value::Object(o) => o,
         Value::Array(_) => return Err(invalid(None, "batch requests are not part of the A2A JSON-RPC binding")),
@@ -137,7 +146,10 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
                 Some(ct) => format!("Content-Type {ct:?} is not application/json"),
                 None => "Content-Type application/json is required".to_owned(),
             };
-            return error_response(None, &RpcError::new(ErrorCode::InvalidRequest, format!("Request payload validation error: {why}")));
+            return error_response(
+                None,
+                &RpcError::new(ErrorCode::InvalidRequest, format!("Request payload validation error: {why}")),
+            );
         }
     }
     let bytes = match to_bytes(body, limits.max_request_bytes).await {
@@ -164,14 +176,18 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
     if let RequestId::String(s) = &id
         && s.len() > limits.max_id_len
     {
-        let e = RpcError::new(ErrorCode::InvalidRequest, format!("Request payload validation error: `id` longer than {} bytes", limits.max_id_len));
+        let e = RpcError::new(
+            ErrorCode::InvalidRequest,
+            format!("Request payload validation error: `id` longer than {} bytes", limits.max_id_len),
+        );
         return error_response(None, &e);
     }
     if let Err(e) = check_version(&app, requested_version(&headers, &uri)) {
         return error_response(Some(&id), &e);
     }
     let Some(method) = Method::from_name(&method_name) else {
-        let e = RpcError::new(ErrorCode::MethodNotFound, format!("Method not found: {method_name:?}")).with_meta("method", method_name);
+        let e = RpcError::new(ErrorCode::MethodNotFound, format!("Method not found: {method_name:?}"))
+            .with_meta("method", method_name);
         return error_response(Some(&id), &e);
     };
     let activated = match check_extensions(&app, &headers) {

@@ -166,7 +166,9 @@ impl Scenario {
                 match step {
                     Step::Status { state, .. } => {
                         if matches!(state, TaskState::Unspecified | TaskState::Submitted) {
-                            return Err(invalid(format!("{state} cannot be a scripted step (SUBMITTED is only ever the initial state)")));
+                            return Err(invalid(format!(
+                                "{state} cannot be a scripted step (SUBMITTED is only ever the initial state)"
+                            )));
                         }
                         terminal_seen = state.is_terminal();
                     }

@@ -10,11 +10,11 @@ use axum::response::Response;
 use bytes::Bytes;
 use futures::stream::{self, Stream, StreamExt};
 
-use super::tasks::{Lagged, Subscription};
+use super::tasks::{Lagged, StreamSlot, Subscription};
+use crate::protocol::StreamResponse;
 use crate::protocol::errors::{ErrorCode, RpcError};
 use crate::protocol::jsonrpc::{RequestId, failure, success};
 use crate::protocol::sse::{encode_comment, encode_event};
-use crate::protocol::StreamResponse;
 
 /// How often an idle stream sends a comment so that proxies keep it open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -32,27 +32,30 @@ pub fn single(id: RequestId, ev: StreamResponse) -> Response {
 
 /// A stream starting with `first` (a snapshot labelled with the sequence number it reflects, or
 /// `None` when resuming) followed by the subscription's events.
-pub fn follow(id: RequestId, first: Option<(u64, StreamResponse)>, sub: Subscription) -> Response {
+/// `slot` is held for the life of the stream, so the task's stream count drops when it ends.
+pub fn follow(id: RequestId, first: Option<(u64, StreamResponse)>, sub: Subscription, slot: StreamSlot) -> Response {
     let head = first.map(|(seq, ev)| frame(&id, seq, &ev));
-    let tail = events(id, sub);
+    let tail = events(id, sub, slot);
     let body = stream::iter(head.map(Ok::<_, std::convert::Infallible>)).chain(tail.map(Ok));
     sse_response(Body::from_stream(body))
 }
 
 enum State {
-    Open(RequestId, Subscription),
+    Open(RequestId, Subscription, StreamSlot),
     Done,
 }
 
-fn events(id: RequestId, sub: Subscription) -> impl Stream<Item = Bytes> {
-    stream::unfold(State::Open(id, sub), |state| async move {
-        let State::Open(id, mut sub) = state else { return None };
+fn events(id: RequestId, sub: Subscription, slot: StreamSlot) -> impl Stream<Item = Bytes> {
+    stream::unfold(State::Open(id, sub, slot), |state| async move {
+        let State::Open(id, mut sub, slot) = state else { return None };
         match tokio::time::timeout(KEEP_ALIVE, sub.next_batch()).await {
-            Err(_) => Some((Bytes::from(encode_comment("keep-alive")), State::Open(id, sub))),
+            Err(_) => Some((Bytes::from(encode_comment("keep-alive")), State::Open(id, sub, slot))),
             Ok(Err(Lagged { oldest_retained })) => {
                 let err = RpcError::new(
                     ErrorCode::Internal,
-                    format!("this stream fell behind the task's event log (oldest retained event {oldest_retained}); resubscribe"),
+                    format!(
+                        "this stream fell behind the task's event log (oldest retained event {oldest_retained}); resubscribe"
+                    ),
                 );
                 let data = failure(Some(&id), &err).to_string();
                 Some((Bytes::from(encode_event(None, None, &data)), State::Done))
@@ -67,7 +70,7 @@ fn events(id: RequestId, sub: Subscription) -> impl Stream<Item = Bytes> {
                         break;
                     }
                 }
-                let next = if closes { State::Done } else { State::Open(id, sub) };
+                let next = if closes { State::Done } else { State::Open(id, sub, slot) };
                 Some((Bytes::from(out), next))
             }
         }

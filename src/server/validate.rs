@@ -5,7 +5,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::protocol::limits::Limits;
-use crate::protocol::{ErrorCode, Message, PartContent, RpcError, Role};
+use crate::protocol::{ErrorCode, Message, PartContent, Role, RpcError};
 
 /// Deserializes `params` into a request type; a mismatch is -32602 naming the JSON path.
 pub fn parse_params<T: DeserializeOwned>(params: Value) -> Result<T, RpcError> {
@@ -58,7 +58,10 @@ pub fn check_message(m: &Message, limits: &Limits) -> Result<(), RpcError> {
         check_id(&format!("message.referenceTaskIds[{i}]"), r, limits)?;
     }
     if m.role != Role::User {
-        return Err(RpcError::invalid_params("message.role", format!("a client message must have role ROLE_USER, not {}", m.role)));
+        return Err(RpcError::invalid_params(
+            "message.role",
+            format!("a client message must have role ROLE_USER, not {}", m.role),
+        ));
     }
     if m.parts.is_empty() {
         return Err(RpcError::invalid_params("message.parts", "At least one part is required"));
@@ -95,7 +98,11 @@ pub fn check_input_media_types(m: &Message, input_modes: &[String]) -> Result<()
         if !p.media_type.is_empty() && !input_modes.iter().any(|a| media_type_matches(a, &p.media_type)) {
             return Err(RpcError::new(
                 ErrorCode::ContentTypeNotSupported,
-                format!("message.parts[{i}] has media type {:?}; this agent accepts {}", p.media_type, input_modes.join(", ")),
+                format!(
+                    "message.parts[{i}] has media type {:?}; this agent accepts {}",
+                    p.media_type,
+                    input_modes.join(", ")
+                ),
             )
             .with_meta("mediaType", p.media_type.clone()));
         }

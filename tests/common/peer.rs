@@ -203,7 +203,8 @@ pub fn parse_sse(text: &str) -> Vec<Event> {
         if line.starts_with(':') {
             continue;
         }
-        let (field, value) = line.split_once(':').map(|(f, v)| (f, v.strip_prefix(' ').unwrap_or(v))).unwrap_or((line, ""));
+        let (field, value) =
+            line.split_once(':').map(|(f, v)| (f, v.strip_prefix(' ').unwrap_or(v))).unwrap_or((line, ""));
         match field {
             "data" => data.push(value.to_owned()),
             "id" => id = Some(value.to_owned()),

@@ -19,18 +19,14 @@ pub const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/spe
 pub fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
     SCHEMA.get_or_init(|| {
-        let text = std::fs::read_to_string(SCHEMA_PATH)
-            .unwrap_or_else(|e| panic!("cannot read {SCHEMA_PATH}: {e}"));
+        let text = std::fs::read_to_string(SCHEMA_PATH).unwrap_or_else(|e| panic!("cannot read {SCHEMA_PATH}: {e}"));
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{SCHEMA_PATH} is not JSON: {e}"))
     })
 }
 
 /// The `$defs` map of the schema.
 pub fn defs() -> &'static Map<String, Value> {
-    schema()
-        .get("$defs")
-        .and_then(Value::as_object)
-        .unwrap_or_else(|| panic!("{SCHEMA_PATH} has no `$defs` object"))
+    schema().get("$defs").and_then(Value::as_object).unwrap_or_else(|| panic!("{SCHEMA_PATH} has no `$defs` object"))
 }
 
 /// Whether the schema defines `#/$defs/<def>`.
@@ -43,9 +39,7 @@ fn validator(def: &str) -> Result<Arc<jsonschema::Validator>, String> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<jsonschema::Validator>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     // A panic while holding the lock (in another test thread) leaves the map itself intact.
-    let mut cache = cache
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut cache = cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(v) = cache.get(def) {
         return Ok(Arc::clone(v));
     }
@@ -75,11 +69,7 @@ pub fn validate(def: &str, value: &Value) -> Result<(), String> {
         .iter_errors(value)
         .map(|e| {
             let path = e.instance_path().to_string();
-            let path = if path.is_empty() {
-                "(root)".to_owned()
-            } else {
-                path
-            };
+            let path = if path.is_empty() { "(root)".to_owned() } else { path };
             format!("at {path}: {e}")
         })
         .collect();

@@ -2,13 +2,16 @@
 //! configs and the cancel signal of its running script.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use tokio::sync::watch;
 
 use super::log::{EventLog, Lagged, LoggedEvent};
-use crate::protocol::{Message, StreamResponse, Task, TaskPushNotificationConfig, TaskState, TaskStatus, TaskStatusUpdateEvent, Timestamp};
+use crate::protocol::{
+    Message, StreamResponse, Task, TaskPushNotificationConfig, TaskState, TaskStatus, TaskStatusUpdateEvent, Timestamp,
+};
 use crate::server::scenario::Scenario;
 
 /// The mutable part of a task, guarded by its handle's lock.
@@ -72,6 +75,7 @@ pub struct TaskHandle {
     changed: watch::Sender<u64>,
     stop: watch::Sender<u64>,
     last_touched: Mutex<Instant>,
+    open_streams: AtomicUsize,
 }
 
 impl TaskHandle {
@@ -112,8 +116,27 @@ impl TaskHandle {
         self.changed.receiver_count()
     }
 
+    /// Reserves one of at most `max` concurrent SSE streams on this task; the slot is released when
+    /// the returned guard drops (the stream ends or the client goes away).
+    pub fn try_open_stream(self: &Arc<Self>, max: usize) -> Option<StreamSlot> {
+        self.open_streams
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1))
+            .ok()
+            .map(|_| StreamSlot(self.clone()))
+    }
+
     fn touched(&self) -> Instant {
         *self.last_touched.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// One reserved stream slot of a task.
+#[derive(Debug)]
+pub struct StreamSlot(Arc<TaskHandle>);
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        self.0.open_streams.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -172,7 +195,12 @@ pub struct TaskStore {
 impl TaskStore {
     /// An empty store.
     pub fn new(max_tasks: usize, max_events: usize, max_history: usize) -> Self {
-        TaskStore { tasks: Mutex::new(HashMap::new()), max_tasks: max_tasks.max(1), max_events, max_history: max_history.max(1) }
+        TaskStore {
+            tasks: Mutex::new(HashMap::new()),
+            max_tasks: max_tasks.max(1),
+            max_events,
+            max_history: max_history.max(1),
+        }
     }
 
     fn map(&self) -> MutexGuard<'_, HashMap<(String, String), Arc<TaskHandle>>> {
@@ -216,6 +244,7 @@ impl TaskStore {
             changed: watch::Sender::new(0),
             stop: watch::Sender::new(0),
             last_touched: Mutex::new(Instant::now()),
+            open_streams: AtomicUsize::new(0),
         });
         let mut map = self.map();
         if map.len() >= self.max_tasks {
