@@ -1,8 +1,9 @@
 //! Server-Sent Events framing (WHATWG HTML §9.2) as A2A streams use it (§9.4.2).
 
-/// Encodes one SSE event. `data` is split on line breaks so that every line gets its own `data:`
-/// field, which is what the framing requires for multi-line payloads; `id` must not contain a line
-/// break or NUL, or the field is dropped (a receiver would ignore it anyway).
+/// Encodes one SSE event. `data` is split on every line terminator the framing knows (CRLF, CR,
+/// LF) so that each line gets its own `data:` field; a receiver rejoins them with LF, so CR and CRLF
+/// in `data` arrive as LF (SSE cannot carry them). `id` must not contain a line break or NUL, or
+/// the field is dropped (a receiver would ignore it anyway).
 pub fn encode_event(id: Option<&str>, event: Option<&str>, data: &str) -> String {
     let mut out = String::with_capacity(data.len() + 32);
     if let Some(id) = id.filter(|i| !i.contains(['\n', '\r', '\0'])) {
@@ -15,9 +16,9 @@ pub fn encode_event(id: Option<&str>, event: Option<&str>, data: &str) -> String
         out.push_str(ev);
         out.push('\n');
     }
-    for line in data.split(['\n']) {
+    for line in data.split("\r\n").flat_map(|l| l.split(['\r', '\n'])) {
         out.push_str("data: ");
-        out.push_str(line.strip_suffix('\r').unwrap_or(line));
+        out.push_str(line);
         out.push('\n');
     }
     out.push('\n');
@@ -41,6 +42,11 @@ mod tests {
     #[test]
     fn multi_line_data_gets_one_field_per_line() {
         assert_eq!(encode_event(None, Some("x"), "a\nb"), "event: x\ndata: a\ndata: b\n\n");
+    }
+
+    #[test]
+    fn carriage_returns_become_line_breaks() {
+        assert_eq!(encode_event(None, None, "a\rb\r\nc"), "data: a\ndata: b\ndata: c\n\n");
     }
 
     #[test]
