@@ -146,23 +146,8 @@ impl Peer {
     /// is checked: a JSON-RPC response with the request's id whose result validates as a
     /// StreamResponse. A non-SSE answer (an error before the stream started) is returned as `Err`.
     pub async fn stream_with(&self, method: &str, params: Value, extra: &[(&str, &str)]) -> Result<Vec<Event>, Reply> {
-        let body = json!({"jsonrpc": "2.0", "id": "s-1", "method": method, "params": params});
-        let mut headers = vec![("content-type", "application/json"), ("a2a-version", "1.0")];
-        headers.extend_from_slice(extra);
-        let resp = self.post_raw(body.to_string(), &headers).await;
-        let status = resp.status().as_u16();
-        let hdrs = resp.headers().clone();
-        let ct = hdrs.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
-        if !ct.starts_with("text/event-stream") {
-            let body: Value = resp.json().await.expect("JSON error body");
-            let mut b = body.clone();
-            b["id"] = json!(1);
-            check_envelope(method, &b);
-            return Err(Reply { status, headers: hdrs, body });
-        }
-        assert_eq!(status, 200);
-        let text = tokio::time::timeout(EXCHANGE_TIMEOUT, resp.text()).await.expect("stream closes in time").unwrap();
-        Ok(parse_sse(&text))
+        let mut live = self.open_stream_with(json!("s-1"), method, params, extra).await?;
+        Ok(live.rest().await)
     }
 
     /// `stream_with` without extra headers.
