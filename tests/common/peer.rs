@@ -120,13 +120,18 @@ impl Peer {
         req.send().await.expect("mock answers")
     }
 
-    /// Sends a request with `Content-Type: application/json` and `A2A-Version: 1.0` plus `extra`
-    /// headers, and returns the decoded, envelope-checked answer.
-    pub async fn call_with(&self, method: &str, params: Value, extra: &[(&str, &str)]) -> Reply {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    /// POSTs a JSON-RPC request with `Content-Type: application/json` and `A2A-Version: 1.0` plus
+    /// `extra` headers.
+    pub async fn post_rpc(&self, id: &Value, method: &str, params: Value, extra: &[(&str, &str)]) -> reqwest::Response {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let mut headers = vec![("content-type", "application/json"), ("a2a-version", "1.0")];
         headers.extend_from_slice(extra);
-        let resp = self.post_raw(body.to_string(), &headers).await;
+        self.post_raw(body.to_string(), &headers).await
+    }
+
+    /// Sends a request (see `post_rpc`) and returns the decoded, envelope-checked answer.
+    pub async fn call_with(&self, method: &str, params: Value, extra: &[(&str, &str)]) -> Reply {
+        let resp = self.post_rpc(&json!(1), method, params, extra).await;
         let status = resp.status().as_u16();
         let hdrs = resp.headers().clone();
         let ct = hdrs.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
@@ -290,10 +295,7 @@ impl Peer {
         params: Value,
         extra: &[(&str, &str)],
     ) -> Result<LiveStream, Reply> {
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let mut headers = vec![("content-type", "application/json"), ("a2a-version", "1.0")];
-        headers.extend_from_slice(extra);
-        let resp = self.post_raw(body.to_string(), &headers).await;
+        let resp = self.post_rpc(&id, method, params, extra).await;
         let status = resp.status().as_u16();
         let hdrs = resp.headers().clone();
         let ct = hdrs.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
