@@ -3,4 +3,6 @@
 pub mod cli;
 pub mod client;
 pub mod protocol;
+pub mod report;
 pub mod server;
+pub mod suite;

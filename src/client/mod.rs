@@ -1,3 +1,4 @@
-//! The reference client: the pieces the kit uses to talk to an agent under test.
+//! The reference client ("mock client"): bounded HTTP, JSON-RPC calls, SSE reading, card discovery
+//! and redaction of user-supplied secrets.
 
 pub mod sse;

@@ -1,0 +1,311 @@
+//! The verdict model (DESIGN "Verdicts") and the run events that every report sink consumes.
+
+use serde::{Deserialize, Serialize};
+
+/// How one check ended. Exactly one per check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Observed behaviour satisfies the requirement.
+    Pass,
+    /// The peer violated a MUST (or a SHOULD under `--strict`).
+    Fail,
+    /// A SHOULD was violated, or an ambiguous point was resolved the less common way.
+    Warn,
+    /// Not applicable; see the skip reason.
+    Skip,
+    /// The kit could not decide (unreachable, timeout, kit fault). Never folded into pass.
+    Error,
+    /// A measurement only.
+    Info,
+}
+
+impl Outcome {
+    /// Lower-case name, as in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail => "fail",
+            Outcome::Warn => "warn",
+            Outcome::Skip => "skip",
+            Outcome::Error => "error",
+            Outcome::Info => "info",
+        }
+    }
+}
+
+/// Why a check was skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// The card does not declare the capability the check needs.
+    CapabilityNotDeclared,
+    /// The check needs the ACTS behaviour contract and `--behaviors acts` was not given.
+    BehaviorNotAvailable,
+    /// The check needs credentials the user did not supply.
+    CredentialsNotSupplied,
+    /// The check's profile was not selected.
+    ProfileNotSelected,
+    /// Excluded by `--only` / `--exclude`.
+    Filtered,
+}
+
+/// Conformance level of a requirement (RFC 2119).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// MUST / MUST NOT / REQUIRED.
+    Must,
+    /// SHOULD / SHOULD NOT / RECOMMENDED.
+    Should,
+    /// MAY / OPTIONAL.
+    May,
+}
+
+impl Level {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Must => "must",
+            Level::Should => "should",
+            Level::May => "may",
+        }
+    }
+
+    /// The outcome of a violated requirement at this level.
+    pub fn violation(self, strict: bool) -> Outcome {
+        match self {
+            Level::Must => Outcome::Fail,
+            Level::Should if strict => Outcome::Fail,
+            Level::Should => Outcome::Warn,
+            Level::May => Outcome::Info,
+        }
+    }
+}
+
+/// Where a requirement is stated.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SpecRef {
+    /// Section of the A2A 1.0 specification, e.g. `3.1.4`.
+    pub section: String,
+    /// The requirement, quoted in one sentence.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub requirement: String,
+}
+
+/// What went wrong in a failed, warned or errored check.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Failure {
+    /// One-line reason.
+    pub message: String,
+    /// The step that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
+    /// JSON pointer to the offending value in the response (RFC 6901).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+    /// Expected value or rule, stringified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// Actual value, stringified (redacted, truncated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+}
+
+/// One HTTP exchange kept as evidence (redacted and truncated before it gets here).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Step that made the exchange.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
+    /// Request method.
+    pub method: String,
+    /// Request URL.
+    pub url: String,
+    /// Request headers, `name: value`, secrets replaced.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub request_headers: Vec<String>,
+    /// Request body (truncated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_body: Option<String>,
+    /// HTTP status, when a response arrived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Response headers, `name: value`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub response_headers: Vec<String>,
+    /// Response body (truncated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_body: Option<String>,
+    /// A curl command reproducing the request (secrets replaced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curl: Option<String>,
+    /// Milliseconds from request to the end of the response.
+    #[serde(default)]
+    pub elapsed_ms: u64,
+}
+
+/// The result of one check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckResult {
+    /// Stable id, e.g. `CORE-SEND-001` or `KIT-CAPS-003`.
+    pub id: String,
+    /// Human-readable title.
+    pub title: String,
+    /// Suite (file) the check came from.
+    pub suite: String,
+    /// Profile, e.g. `core`, `streaming`.
+    pub profile: String,
+    /// Requirement level.
+    pub level: Level,
+    /// Where the requirement is stated.
+    pub spec: SpecRef,
+    /// The outcome.
+    pub outcome: Outcome,
+    /// Why it was skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_reason: Option<SkipReason>,
+    /// Details of a skip (e.g. which capability).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_detail: Option<String>,
+    /// False for extension and kit-policy profiles: shown, never changes the verdict.
+    pub scored: bool,
+    /// Wall time of the check.
+    pub duration_ms: u64,
+    /// What went wrong, for fail / warn / error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+    /// A measurement, for info outcomes (and extra facts on others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measurement: Option<String>,
+    /// Exchanges made by the check.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Evidence>,
+}
+
+/// The run's verdict (DESIGN "Run verdict and exit status").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Every scored MUST passed (warnings allowed unless `--strict`): exit 0.
+    Conformant,
+    /// A scored fail: exit 1.
+    NonConformant,
+    /// Usage or input error, or zero checks graded: exit 2.
+    UsageError,
+    /// No fail, but a scored check ended in error or the target was unreachable: exit 3.
+    Inconclusive,
+}
+
+impl Verdict {
+    /// The process exit status.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Verdict::Conformant => 0,
+            Verdict::NonConformant => 1,
+            Verdict::UsageError => 2,
+            Verdict::Inconclusive => 3,
+        }
+    }
+
+    /// Derives the verdict from results. `reasons` explains it.
+    pub fn decide(results: &[CheckResult]) -> (Verdict, Vec<String>) {
+        let scored: Vec<&CheckResult> = results.iter().filter(|r| r.scored).collect();
+        let failed: Vec<&str> =
+            scored.iter().filter(|r| r.outcome == Outcome::Fail).map(|r| r.id.as_str()).collect();
+        let errored: Vec<&str> =
+            scored.iter().filter(|r| r.outcome == Outcome::Error).map(|r| r.id.as_str()).collect();
+        let graded = scored.iter().filter(|r| matches!(r.outcome, Outcome::Pass | Outcome::Fail | Outcome::Warn)).count();
+        if !failed.is_empty() {
+            return (Verdict::NonConformant, vec![format!("{} scored check(s) failed: {}", failed.len(), list(&failed))]);
+        }
+        if !errored.is_empty() {
+            return (
+                Verdict::Inconclusive,
+                vec![format!("{} scored check(s) could not be decided: {}", errored.len(), list(&errored))],
+            );
+        }
+        if graded == 0 {
+            return (Verdict::UsageError, vec!["no scored check was graded".into()]);
+        }
+        (Verdict::Conformant, vec![format!("all {graded} graded scored checks passed or warned")])
+    }
+}
+
+fn list(ids: &[&str]) -> String {
+    const SHOWN: usize = 10;
+    let mut s = ids.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
+    if ids.len() > SHOWN {
+        s.push_str(&format!(" and {} more", ids.len() - SHOWN));
+    }
+    s
+}
+
+/// What the runner tells its sinks, in order: one `RunStarted`, then per check a `CheckStarted`
+/// and a `CheckFinished`, then one `RunFinished`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunEvent {
+    /// The run began.
+    RunStarted {
+        /// Target URL (or "embedded mock").
+        target: String,
+        /// Number of checks that will be reported.
+        planned: usize,
+    },
+    /// A check began.
+    CheckStarted {
+        /// Its id.
+        id: String,
+    },
+    /// A check ended.
+    CheckFinished(Box<CheckResult>),
+    /// The run ended.
+    RunFinished {
+        /// Verdict.
+        verdict: Verdict,
+        /// Total wall time.
+        duration_ms: u64,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(id: &str, outcome: Outcome, scored: bool) -> CheckResult {
+        CheckResult {
+            id: id.into(),
+            title: id.into(),
+            suite: "s".into(),
+            profile: "core".into(),
+            level: Level::Must,
+            spec: SpecRef::default(),
+            outcome,
+            skip_reason: None,
+            skip_detail: None,
+            scored,
+            duration_ms: 0,
+            failure: None,
+            measurement: None,
+            evidence: vec![],
+        }
+    }
+
+    #[test]
+    fn verdicts_follow_the_design() {
+        let pass = result("a", Outcome::Pass, true);
+        assert_eq!(Verdict::decide(&[pass.clone()]).0, Verdict::Conformant);
+        assert_eq!(Verdict::decide(&[pass.clone(), result("b", Outcome::Fail, true)]).0, Verdict::NonConformant);
+        assert_eq!(Verdict::decide(&[pass.clone(), result("b", Outcome::Error, true)]).0, Verdict::Inconclusive);
+        assert_eq!(Verdict::decide(&[pass.clone(), result("b", Outcome::Fail, false)]).0, Verdict::Conformant);
+        assert_eq!(Verdict::decide(&[result("b", Outcome::Skip, true)]).0, Verdict::UsageError);
+        assert_eq!(Verdict::decide(&[]).0, Verdict::UsageError);
+    }
+
+    #[test]
+    fn levels_map_to_outcomes() {
+        assert_eq!(Level::Should.violation(false), Outcome::Warn);
+        assert_eq!(Level::Should.violation(true), Outcome::Fail);
+        assert_eq!(Level::Must.violation(false), Outcome::Fail);
+    }
+}

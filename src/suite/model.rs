@@ -1,0 +1,328 @@
+//! The case format: an ACTS document (acts-specification.md §2–§9) plus the kit's extensions, each
+//! marked `ext` below and documented in `suites/README.md`. Assertions stay `serde_json::Value`:
+//! the `assert` module interprets the ACTS assertion DSL on raw JSON, never on the mock's types.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::report::Level;
+
+/// An ACTS document: one file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Document {
+    /// ACTS format version.
+    #[serde(default)]
+    pub acts_version: String,
+    /// A2A version targeted.
+    #[serde(default)]
+    pub spec_version: String,
+    /// Title etc.
+    #[serde(default)]
+    pub metadata: Option<Value>,
+    /// Variables available to every test.
+    #[serde(default)]
+    pub variables: BTreeMap<String, String>,
+    /// Other files to load (relative to this one).
+    #[serde(default)]
+    pub include: Vec<String>,
+    /// The suites.
+    #[serde(default)]
+    pub suites: Vec<Suite>,
+}
+
+/// A named group of tests.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Suite {
+    /// kebab-case id.
+    pub id: String,
+    /// Human-readable name.
+    pub name: String,
+    /// What it covers.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Tags inherited by every test.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// ext: default profile of its tests (`core` when absent).
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// The tests.
+    #[serde(default)]
+    pub tests: Vec<Test>,
+}
+
+/// One check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Test {
+    /// Stable id (ACTS id where the requirement is the same; `KIT-*`, `EXT-*` otherwise).
+    pub id: String,
+    /// Title.
+    pub name: String,
+    /// What and why.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// ACTS spec reference (free text).
+    #[serde(default)]
+    pub spec_ref: Option<String>,
+    /// ext: section of the A2A 1.0 specification, e.g. `3.1.4`.
+    #[serde(default)]
+    pub section: Option<String>,
+    /// ext: the requirement quoted in one sentence.
+    #[serde(default)]
+    pub requirement: Option<String>,
+    /// ext: profile (overrides the suite's).
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// ext: false for checks that are shown but never change the verdict.
+    #[serde(default)]
+    pub scored: Option<bool>,
+    /// must / should / may.
+    pub level: Level,
+    /// Tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Bindings the test applies to (absent: all).
+    #[serde(default)]
+    pub transport: Vec<String>,
+    /// When the test applies.
+    #[serde(default)]
+    pub preconditions: Option<Preconditions>,
+    /// ACTS §11 behaviours the agent must implement.
+    #[serde(default)]
+    pub requires_behaviors: Vec<String>,
+    /// Runner facilities needed (webhook_endpoint, concurrent_streams, ...).
+    #[serde(default)]
+    pub runner_requirements: Vec<String>,
+    /// ext: a named Rust probe run instead of (or after) the steps.
+    #[serde(default)]
+    pub probe: Option<String>,
+    /// ext: parameters for the probe.
+    #[serde(default)]
+    pub probe_params: Option<Value>,
+    /// The steps, in order.
+    #[serde(default)]
+    pub steps: Vec<Step>,
+    /// Assertions after all steps.
+    #[serde(default)]
+    pub assertions: Vec<NamedAssertion>,
+}
+
+/// What the card must declare for a test to apply (§3.3).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Preconditions {
+    /// Capability field → required value.
+    #[serde(default)]
+    pub capabilities: BTreeMap<String, Value>,
+    /// Required skills (`{id}`).
+    #[serde(default)]
+    pub skills: Vec<Value>,
+    /// Required bindings.
+    #[serde(default)]
+    pub transport: Vec<String>,
+    /// Required extension URIs.
+    #[serde(default)]
+    pub extensions: Vec<String>,
+    /// Summary.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// One step: an operation, a raw HTTP request, or an assertion on earlier results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// Unique within the test.
+    pub id: String,
+    /// What it does.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Abstract operation (`send_message`, `get_task`, ...).
+    #[serde(default)]
+    pub operation: Option<String>,
+    /// Operation params in the abstract data model (templated).
+    #[serde(default)]
+    pub params: Option<Value>,
+    /// A raw HTTP request.
+    #[serde(default)]
+    pub raw: Option<RawRequest>,
+    /// ext: extra request headers for an operation step (templated). A header set to null removes
+    /// a default header such as `A2A-Version`.
+    #[serde(default)]
+    pub headers: BTreeMap<String, Option<String>>,
+    /// Expected response.
+    #[serde(default)]
+    pub expect: Option<Expect>,
+    /// Expected error.
+    #[serde(default)]
+    pub expect_error: Option<ExpectError>,
+    /// Expected stream.
+    #[serde(default)]
+    pub expect_stream: Option<ExpectStream>,
+    /// Variable name → dot-path into the response.
+    #[serde(default)]
+    pub capture: BTreeMap<String, String>,
+    /// Assertions after this step.
+    #[serde(default)]
+    pub assertions: Vec<NamedAssertion>,
+    /// Polling.
+    #[serde(default)]
+    pub repeat: Option<Repeat>,
+    /// Delay before the step.
+    #[serde(default)]
+    pub delay_ms: Option<u64>,
+    /// An assertion step.
+    #[serde(default)]
+    pub assertion: Option<NamedAssertion>,
+}
+
+/// A raw HTTP request (ACTS §4.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RawRequest {
+    /// GET, POST, PUT, DELETE.
+    pub method: String,
+    /// ext: empty or absent means the selected interface URL; `/…` is relative to the agent's
+    /// origin; an absolute URL is used as is.
+    #[serde(default)]
+    pub path: String,
+    /// Headers (templated). ext: JSON-RPC POSTs get `Content-Type: application/json` and
+    /// `A2A-Version: 1.0` unless given here (null removes).
+    #[serde(default)]
+    pub headers: BTreeMap<String, Option<String>>,
+    /// JSON body (templated).
+    #[serde(default)]
+    pub body: Option<Value>,
+    /// Raw string body (for malformed input).
+    #[serde(default)]
+    pub body_raw: Option<String>,
+    /// ext: a body of this many bytes (a JSON string padded out), for size caps.
+    #[serde(default)]
+    pub body_size: Option<usize>,
+    /// ext: a body nested this deep (`[[[…]]]` inside params), for depth caps.
+    #[serde(default)]
+    pub body_depth: Option<usize>,
+}
+
+/// Expected successful response (ACTS §6.1), plus ext fields.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Expect {
+    /// HTTP status assertion.
+    #[serde(default)]
+    pub status: Option<Value>,
+    /// Assertion on the unwrapped A2A result (operation steps) or the raw body (raw steps).
+    #[serde(default)]
+    pub body: Option<Value>,
+    /// ext: header name (case-insensitive) → assertion on its value.
+    #[serde(default)]
+    pub headers: BTreeMap<String, Value>,
+    /// ext: schema definition the unwrapped result must validate against (`Task`, ...).
+    #[serde(default)]
+    pub schema: Option<String>,
+}
+
+/// Expected error (ACTS §6.2), plus ext fields.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExpectError {
+    /// Abstract error name, mapped to the code the A2A spec assigns (not the ACTS table where
+    /// they differ).
+    #[serde(default)]
+    pub error_type: Option<String>,
+    /// ext: assertion on the numeric code (e.g. `{one_of: [-32602, -32600]}`).
+    #[serde(default)]
+    pub code: Option<Value>,
+    /// Assertion on the message.
+    #[serde(default)]
+    pub message: Option<Value>,
+    /// Assertion on `error.data`.
+    #[serde(default)]
+    pub details: Option<Value>,
+    /// ext: assertion on the HTTP status of the error response (default: any).
+    #[serde(default)]
+    pub status: Option<Value>,
+}
+
+/// Stream expectations (ACTS §7), plus ext fields.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExpectStream {
+    /// At least this many events.
+    #[serde(default)]
+    pub min_count: Option<usize>,
+    /// At most this many events.
+    #[serde(default)]
+    pub max_count: Option<usize>,
+    /// Time allowed for the stream to close.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// `monotonic_state`.
+    #[serde(default)]
+    pub ordering: Option<String>,
+    /// Per-event assertions.
+    #[serde(default)]
+    pub events: Vec<Value>,
+    /// Assertion on the last event.
+    #[serde(default)]
+    pub final_event: Option<Value>,
+    /// Assertion on every event.
+    #[serde(default)]
+    pub each_event: Option<Value>,
+    /// ext: the stream must close by itself within the timeout (default true).
+    #[serde(default)]
+    pub closes: Option<bool>,
+    /// ext: every event's SSE `id:` is present and unique (resume profile).
+    #[serde(default)]
+    pub unique_ids: Option<bool>,
+}
+
+/// A post-step or post-test assertion (ACTS §5.5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NamedAssertion {
+    /// Optional id.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// What it checks.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// `{{step.response}}`, `{{step.var}}` or a step id.
+    pub source: String,
+    /// Sub-path within the source.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Direct assertion.
+    #[serde(rename = "match", default)]
+    pub match_: Option<Value>,
+    /// At least one element matches.
+    #[serde(default)]
+    pub any: Option<CollectionMatch>,
+    /// Every element matches.
+    #[serde(default)]
+    pub all: Option<CollectionMatch>,
+    /// No element matches.
+    #[serde(default)]
+    pub none: Option<CollectionMatch>,
+}
+
+/// Elements selected by a wildcard path, and what they must satisfy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CollectionMatch {
+    /// Dot-path with `[*]` wildcards.
+    pub path: String,
+    /// Assertion object applied to each element.
+    #[serde(rename = "match")]
+    pub match_: Value,
+}
+
+/// Polling (ACTS §9).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Repeat {
+    /// `path == value`, `path != value` or `path in [a, b]`.
+    pub until: String,
+    /// Attempts (default 10).
+    #[serde(default)]
+    pub max_attempts: Option<u32>,
+    /// Delay between attempts (default 1000 ms).
+    #[serde(default)]
+    pub delay_ms: Option<u64>,
+    /// none / linear / exponential.
+    #[serde(default)]
+    pub backoff: Option<String>,
+}
