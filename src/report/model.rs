@@ -21,6 +21,10 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome, in report order.
+    pub const ALL: [Outcome; 6] =
+        [Outcome::Pass, Outcome::Fail, Outcome::Warn, Outcome::Skip, Outcome::Error, Outcome::Info];
+
     /// Lower-case name, as in reports.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -48,6 +52,28 @@ pub enum SkipReason {
     ProfileNotSelected,
     /// Excluded by `--only` / `--exclude`.
     Filtered,
+}
+
+impl SkipReason {
+    /// Every reason, in report order.
+    pub const ALL: [SkipReason; 5] = [
+        SkipReason::CapabilityNotDeclared,
+        SkipReason::BehaviorNotAvailable,
+        SkipReason::CredentialsNotSupplied,
+        SkipReason::ProfileNotSelected,
+        SkipReason::Filtered,
+    ];
+
+    /// Snake-case name, as in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::CapabilityNotDeclared => "capability_not_declared",
+            SkipReason::BehaviorNotAvailable => "behavior_not_available",
+            SkipReason::CredentialsNotSupplied => "credentials_not_supplied",
+            SkipReason::ProfileNotSelected => "profile_not_selected",
+            SkipReason::Filtered => "filtered",
+        }
+    }
 }
 
 /// Conformance level of a requirement (RFC 2119).
@@ -198,6 +224,16 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Snake-case name, as in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Conformant => "conformant",
+            Verdict::NonConformant => "non_conformant",
+            Verdict::UsageError => "usage_error",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+
     /// The process exit status.
     pub fn exit_code(self) -> i32 {
         match self {
@@ -211,13 +247,15 @@ impl Verdict {
     /// Derives the verdict from results. `reasons` explains it.
     pub fn decide(results: &[CheckResult]) -> (Verdict, Vec<String>) {
         let scored: Vec<&CheckResult> = results.iter().filter(|r| r.scored).collect();
-        let failed: Vec<&str> =
-            scored.iter().filter(|r| r.outcome == Outcome::Fail).map(|r| r.id.as_str()).collect();
-        let errored: Vec<&str> =
-            scored.iter().filter(|r| r.outcome == Outcome::Error).map(|r| r.id.as_str()).collect();
-        let graded = scored.iter().filter(|r| matches!(r.outcome, Outcome::Pass | Outcome::Fail | Outcome::Warn)).count();
+        let failed: Vec<&str> = scored.iter().filter(|r| r.outcome == Outcome::Fail).map(|r| r.id.as_str()).collect();
+        let errored: Vec<&str> = scored.iter().filter(|r| r.outcome == Outcome::Error).map(|r| r.id.as_str()).collect();
+        let graded =
+            scored.iter().filter(|r| matches!(r.outcome, Outcome::Pass | Outcome::Fail | Outcome::Warn)).count();
         if !failed.is_empty() {
-            return (Verdict::NonConformant, vec![format!("{} scored check(s) failed: {}", failed.len(), list(&failed))]);
+            return (
+                Verdict::NonConformant,
+                vec![format!("{} scored check(s) failed: {}", failed.len(), list(&failed))],
+            );
         }
         if !errored.is_empty() {
             return (
@@ -294,7 +332,7 @@ mod tests {
     #[test]
     fn verdicts_follow_the_design() {
         let pass = result("a", Outcome::Pass, true);
-        assert_eq!(Verdict::decide(&[pass.clone()]).0, Verdict::Conformant);
+        assert_eq!(Verdict::decide(std::slice::from_ref(&pass)).0, Verdict::Conformant);
         assert_eq!(Verdict::decide(&[pass.clone(), result("b", Outcome::Fail, true)]).0, Verdict::NonConformant);
         assert_eq!(Verdict::decide(&[pass.clone(), result("b", Outcome::Error, true)]).0, Verdict::Inconclusive);
         assert_eq!(Verdict::decide(&[pass.clone(), result("b", Outcome::Fail, false)]).0, Verdict::Conformant);

@@ -1,0 +1,113 @@
+//! JUnit XML rendering of a [`Report`] (via `quick-junit`), for CI systems that show test results.
+//!
+//! One `<testsuite>` per profile, one `<testcase>` per check. JUnit knows only success, failure, error
+//! and skipped, so `warn` and `info` are successes whose note goes to `<system-out>`.
+
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
+
+use super::json::Report;
+use super::model::{CheckResult, Outcome};
+
+/// The report as a JUnit XML document.
+pub fn to_junit(report: &Report) -> String {
+    let mut junit = quick_junit::Report::new(report.tool.name.as_str());
+    junit.set_time(ms(report.summary.duration_ms));
+    for profile in report.profiles_in_order() {
+        let mut suite = TestSuite::new(profile);
+        let mut time = 0;
+        for r in report.checks().filter(|r| r.profile == profile) {
+            time += r.duration_ms;
+            suite.add_test_case(test_case(r));
+        }
+        suite.set_time(ms(time));
+        junit.add_test_suite(suite);
+    }
+    // Serializing owned strings into a Vec cannot fail short of allocation failure.
+    junit.to_string().expect("JUnit serializes")
+}
+
+/// Writes the report as JUnit XML.
+pub fn write_junit(report: &Report, path: &Path) -> io::Result<()> {
+    std::fs::write(path, to_junit(report))
+}
+
+fn ms(ms: u64) -> Duration {
+    Duration::from_millis(ms)
+}
+
+fn test_case(r: &CheckResult) -> TestCase {
+    let status = match r.outcome {
+        Outcome::Fail | Outcome::Error => {
+            let kind = if r.outcome == Outcome::Fail { NonSuccessKind::Failure } else { NonSuccessKind::Error };
+            let mut status = TestCaseStatus::non_success(kind);
+            status.set_message(r.failure.as_ref().map_or("(no detail)", |f| f.message.as_str()));
+            status.set_type(r.level.as_str());
+            status.set_description(detail(r));
+            status
+        }
+        Outcome::Skip => {
+            let mut status = TestCaseStatus::skipped();
+            let reason = r.skip_reason.map_or("skipped", |s| s.as_str());
+            match &r.skip_detail {
+                Some(d) => status.set_message(format!("{reason}: {d}")),
+                None => status.set_message(reason),
+            };
+            status
+        }
+        Outcome::Pass | Outcome::Warn | Outcome::Info => TestCaseStatus::success(),
+    };
+    let mut case = TestCase::new(format!("{}: {}", r.id, r.title), status);
+    case.set_classname(r.suite.as_str());
+    case.set_time(ms(r.duration_ms));
+    case.add_property(Property::new("level", r.level.as_str()));
+    if !r.spec.section.is_empty() {
+        case.add_property(Property::new("spec_section", r.spec.section.as_str()));
+    }
+    case.add_property(Property::new("scored", if r.scored { "true" } else { "false" }));
+    let out = match r.outcome {
+        Outcome::Warn => {
+            let message = r.failure.as_ref().map_or("(no detail)", |f| f.message.as_str());
+            Some(format!("warning: {message}\n{}", detail(r)))
+        }
+        Outcome::Info => r.measurement.as_ref().map(|m| format!("info: {m}")),
+        _ => r.measurement.as_ref().map(|m| format!("measurement: {m}")),
+    };
+    if let Some(out) = out {
+        case.set_system_out(out.trim_end());
+    }
+    case
+}
+
+/// The failure detail as text: requirement, location, expected and actual, reproducer.
+fn detail(r: &CheckResult) -> String {
+    let mut lines = Vec::new();
+    if !r.spec.section.is_empty() {
+        lines.push(format!("spec: §{} ({})", r.spec.section, r.level.as_str().to_uppercase()));
+    }
+    if !r.spec.requirement.is_empty() {
+        lines.push(format!("requirement: {}", r.spec.requirement));
+    }
+    if let Some(f) = &r.failure {
+        lines.push(format!("message: {}", f.message));
+        if let Some(s) = &f.step_id {
+            lines.push(format!("step: {s}"));
+        }
+        if let Some(p) = &f.pointer {
+            lines.push(format!("at: {p}"));
+        }
+        if let Some(e) = &f.expected {
+            lines.push(format!("expected: {e}"));
+        }
+        if let Some(a) = &f.actual {
+            lines.push(format!("actual: {a}"));
+        }
+    }
+    if let Some(curl) = r.evidence.iter().find_map(|e| e.curl.as_deref()) {
+        lines.push(format!("reproduce: {curl}"));
+    }
+    lines.join("\n")
+}

@@ -1,0 +1,268 @@
+//! The human-readable end-of-run view of a [`Report`]: per-profile counts, every finding with an
+//! expected-vs-actual diff, skips by reason, and the verdict. Fits in 100 columns.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use similar::{ChangeTag, TextDiff};
+
+use super::json::{Counts, Report};
+use super::model::{CheckResult, Level, Outcome, Verdict};
+
+/// Target width of the rendering.
+const WIDTH: usize = 100;
+/// Indentation of a finding's detail lines.
+const INDENT: &str = "      ";
+/// Diff lines shown per finding before the rest is elided; a finding is a pointer, not a dump.
+const MAX_DIFF_LINES: usize = 40;
+
+const RED: &str = "\x1b[31m";
+const GREEN: &str = "\x1b[32m";
+const YELLOW: &str = "\x1b[33m";
+const MAGENTA: &str = "\x1b[35m";
+const DIM: &str = "\x1b[2m";
+const BOLD: &str = "\x1b[1m";
+const RESET: &str = "\x1b[0m";
+
+/// Applies ANSI styles only when color is on.
+struct Painter {
+    color: bool,
+}
+
+impl Painter {
+    fn paint(&self, style: &str, text: &str) -> String {
+        if self.color { format!("{style}{text}{RESET}") } else { text.to_owned() }
+    }
+}
+
+/// Renders the report for a terminal; ANSI colors only when `color` is true.
+pub fn render(report: &Report, color: bool) -> String {
+    let p = Painter { color };
+    let mut out = String::new();
+
+    let _ = writeln!(
+        out,
+        "{} {} · A2A {} · {}",
+        report.tool.name,
+        report.tool.version,
+        report.spec_version,
+        truncate(&report.target.url, WIDTH / 2)
+    );
+    let profiles = if report.run.profiles.is_empty() { "(all)".to_owned() } else { report.run.profiles.join(", ") };
+    let _ = writeln!(
+        out,
+        "run {} · profiles {} · strict {} · {} checks in {} ms",
+        report.run.id,
+        profiles,
+        if report.run.strict { "on" } else { "off" },
+        report.summary.total,
+        report.summary.duration_ms
+    );
+    out.push('\n');
+
+    // Profiles: one line each.
+    let _ = writeln!(out, "{}", p.paint(BOLD, "Profiles"));
+    let order = report.profiles_in_order();
+    let name_width = order.iter().map(|n| n.chars().count()).max().unwrap_or(0).clamp(8, 24);
+    for profile in &order {
+        let counts = report.summary.by_profile.get(*profile).copied().unwrap_or_default();
+        let unscored = report.checks().filter(|r| r.profile == *profile).all(|r| !r.scored);
+        let mut line = format!("  {:<name_width$}  {}", truncate(profile, name_width), counts_line(&counts, &p));
+        if unscored {
+            line.push_str(&p.paint(DIM, "  (not scored)"));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    out.push('\n');
+
+    // By level, as ACTS §12.7 suggests.
+    let _ = writeln!(out, "{}", p.paint(BOLD, "Levels"));
+    for level in [Level::Must, Level::Should, Level::May] {
+        let c = report.summary.by_level.get(level);
+        if c.total == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "  {:<7} {}/{} passed ({} failed, {} warned, {} skipped, {} errors)",
+            format!("{}:", level.as_str().to_uppercase()),
+            c.passed + c.info,
+            c.total,
+            c.failed,
+            c.warned,
+            c.skipped,
+            c.errors
+        );
+    }
+    out.push('\n');
+
+    // Findings: fail first, then error, then warn; each in run order.
+    let findings: Vec<&CheckResult> = [Outcome::Fail, Outcome::Error, Outcome::Warn]
+        .iter()
+        .flat_map(|o| report.checks().filter(move |r| r.outcome == *o))
+        .collect();
+    if !findings.is_empty() {
+        let _ = writeln!(out, "{}", p.paint(BOLD, &format!("Findings ({})", findings.len())));
+        for r in findings {
+            finding(&mut out, r, &p);
+        }
+        out.push('\n');
+    }
+
+    // Skips, summarised by reason.
+    let mut skips: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in report.checks().filter(|r| r.outcome == Outcome::Skip) {
+        *skips.entry(r.skip_reason.map_or("unspecified", |s| s.as_str())).or_default() += 1;
+    }
+    if !skips.is_empty() {
+        let _ = writeln!(out, "{}", p.paint(BOLD, &format!("Skipped ({})", report.summary.skipped)));
+        for (reason, n) in skips {
+            let _ = writeln!(out, "  {reason:<26} {n}");
+        }
+        out.push('\n');
+    }
+
+    // Verdict.
+    let v = &report.verdict;
+    let (style, label) = match v.status {
+        Verdict::Conformant => (GREEN, "CONFORMANT"),
+        Verdict::NonConformant => (RED, "NON-CONFORMANT"),
+        Verdict::UsageError => (MAGENTA, "USAGE ERROR"),
+        Verdict::Inconclusive => (YELLOW, "INCONCLUSIVE"),
+    };
+    let _ = writeln!(out, "Verdict: {} (exit {})", p.paint(&format!("{BOLD}{style}"), label), v.exit_code);
+    for reason in &v.reasons {
+        let _ = writeln!(out, "  {}", truncate(reason, WIDTH - 2));
+    }
+    out
+}
+
+fn counts_line(c: &Counts, p: &Painter) -> String {
+    let part = |n: u64, word: &str, style: &str| {
+        let text = format!("{n} {word}");
+        if n > 0 { p.paint(style, &text) } else { text }
+    };
+    format!(
+        "{:>3} checks: {}, {}, {}, {}, {}, {}",
+        c.total,
+        part(c.passed, "pass", GREEN),
+        part(c.failed, "fail", RED),
+        part(c.warned, "warn", YELLOW),
+        part(c.skipped, "skip", DIM),
+        part(c.errors, "error", MAGENTA),
+        part(c.info, "info", DIM),
+    )
+}
+
+fn finding(out: &mut String, r: &CheckResult, p: &Painter) {
+    let (style, tag) = match r.outcome {
+        Outcome::Fail => (RED, "FAIL "),
+        Outcome::Error => (MAGENTA, "ERROR"),
+        _ => (YELLOW, "WARN "),
+    };
+    let section = if r.spec.section.is_empty() { String::new() } else { format!("§{}  ", r.spec.section) };
+    let scored = if r.scored { "" } else { "  (not scored)" };
+    let head = format!("{} {}  {}{}{}", tag, r.id, section, r.level.as_str().to_uppercase(), scored);
+    let _ = writeln!(out, "{}{}", p.paint(style, tag), &head[tag.len()..]);
+    let _ = writeln!(out, "{INDENT}{}", truncate(&r.title, WIDTH - INDENT.len()));
+    let Some(f) = &r.failure else {
+        return;
+    };
+    let _ = writeln!(out, "{INDENT}{}", truncate(&one_line(&f.message), WIDTH - INDENT.len()));
+    let mut place = Vec::new();
+    if let Some(s) = &f.step_id {
+        place.push(format!("step {s}"));
+    }
+    if let Some(ptr) = &f.pointer {
+        place.push(format!("at {}", if ptr.is_empty() { "(root)" } else { ptr }));
+    }
+    if !place.is_empty() {
+        let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &truncate(&place.join(" · "), WIDTH - INDENT.len())));
+    }
+    if let (Some(expected), Some(actual)) = (&f.expected, &f.actual) {
+        let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, "--- expected / +++ actual"));
+        for line in diff_lines(expected, actual) {
+            let styled = match line.chars().next() {
+                Some('-') => p.paint(RED, &line),
+                Some('+') => p.paint(GREEN, &line),
+                _ => line,
+            };
+            let _ = writeln!(out, "{INDENT}{styled}");
+        }
+    }
+}
+
+/// Line diff of expected vs actual: `-` expected only, `+` actual only, two spaces for both.
+/// JSON on both sides is pretty-printed first so the diff is per field, not per blob.
+pub fn diff_lines(expected: &str, actual: &str) -> Vec<String> {
+    let (old, new) = match (
+        serde_json::from_str::<serde_json::Value>(expected),
+        serde_json::from_str::<serde_json::Value>(actual),
+    ) {
+        (Ok(a), Ok(b)) => (
+            serde_json::to_string_pretty(&a).unwrap_or_else(|_| expected.to_owned()),
+            serde_json::to_string_pretty(&b).unwrap_or_else(|_| actual.to_owned()),
+        ),
+        _ => (expected.to_owned(), actual.to_owned()),
+    };
+    let diff = TextDiff::from_lines(old.as_str(), new.as_str());
+    let mut lines: Vec<String> = diff
+        .iter_all_changes()
+        .map(|c| {
+            let sign = match c.tag() {
+                ChangeTag::Delete => "-",
+                ChangeTag::Insert => "+",
+                ChangeTag::Equal => " ",
+            };
+            let text = c.value().trim_end_matches(['\n', '\r']);
+            format!("{sign} {}", truncate(text, WIDTH - INDENT.len() - 2))
+        })
+        .collect();
+    if lines.len() > MAX_DIFF_LINES {
+        let more = lines.len() - MAX_DIFF_LINES;
+        lines.truncate(MAX_DIFF_LINES);
+        lines.push(format!("  … {more} more line(s)"));
+    }
+    lines
+}
+
+/// The first line of `s`, with an ellipsis when more followed.
+fn one_line(s: &str) -> String {
+    let mut lines = s.lines();
+    let first = lines.next().unwrap_or("");
+    if lines.next().is_some() { format!("{first} …") } else { first.to_owned() }
+}
+
+/// `s` cut to `max` characters (not bytes), ending in `…` when cut.
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_is_pretty_printed_before_diffing() {
+        let lines = diff_lines(r#"{"state":"completed","id":"t1"}"#, r#"{"state":"working","id":"t1"}"#);
+        assert!(lines.contains(&r#"-   "state": "completed","#.to_owned()), "{lines:#?}");
+        assert!(lines.contains(&r#"+   "state": "working","#.to_owned()), "{lines:#?}");
+        assert!(lines.contains(&r#"    "id": "t1""#.to_owned()), "{lines:#?}");
+    }
+
+    #[test]
+    fn plain_text_diffs_as_lines() {
+        assert_eq!(diff_lines("a", "b"), vec!["- a".to_owned(), "+ b".to_owned()]);
+    }
+
+    #[test]
+    fn truncation_counts_chars() {
+        assert_eq!(truncate("§§§§", 3), "§§…");
+        assert_eq!(truncate("ab", 3), "ab");
+    }
+}
