@@ -1,0 +1,716 @@
+//! Bounded HTTP for talking to untrusted agents: every answer is capped in bytes and time, no
+//! redirect is followed unless asked (and then only to the same origin), and user-supplied header
+//! values never reach error messages or evidence.
+
+use std::fmt::Write as _;
+use std::ops::ControlFlow;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::time::Instant;
+
+use super::redact::{REDACTED, Redactor};
+use super::sse::{self, SseError, SseEvent, SseLimits, StreamEnd};
+use crate::report::model::Evidence;
+
+/// Bodies in evidence are cut at this many bytes.
+pub const EVIDENCE_BODY_BYTES: usize = 4 * 1024;
+
+/// Most redirects followed when `same_origin_redirects` is on.
+pub const MAX_REDIRECTS: usize = 3;
+
+/// How the client talks to peers.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// Longest time for one exchange: connect, headers and (non-streaming) body.
+    pub timeout: Duration,
+    /// Longest time to open the connection.
+    pub connect_timeout: Duration,
+    /// Most response-body bytes kept; the rest is not read (`truncated`).
+    pub max_body_bytes: usize,
+    /// User-supplied headers added to every request. Their values are secret.
+    pub headers: Vec<(String, String)>,
+    /// Follow up to 3 redirects to the same scheme, host and port. Off: no redirect is followed.
+    pub same_origin_redirects: bool,
+    /// Bounds on event streams.
+    pub sse: SseLimits,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            timeout: Duration::from_secs(10),
+            connect_timeout: Duration::from_secs(5),
+            max_body_bytes: 4 * 1024 * 1024,
+            headers: Vec::new(),
+            same_origin_redirects: false,
+            sse: SseLimits::default(),
+        }
+    }
+}
+
+/// A request as the kit describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HttpRequest {
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// Absolute http(s) URL.
+    pub url: String,
+    /// Headers in order.
+    pub headers: Vec<(String, String)>,
+    /// Body bytes.
+    pub body: Option<Vec<u8>>,
+}
+
+impl HttpRequest {
+    /// A GET without body.
+    pub fn get(url: impl Into<String>) -> Self {
+        HttpRequest { method: "GET".into(), url: url.into(), headers: Vec::new(), body: None }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// The first value of a header (case-insensitive).
+    pub fn header_value(&self, name: &str) -> Option<&str> {
+        find_header(&self.headers, name)
+    }
+}
+
+/// One request and its (bounded) answer.
+#[derive(Debug, Clone)]
+pub struct HttpExchange {
+    /// The request as finally sent (user headers included; the last hop after redirects).
+    pub request: HttpRequest,
+    /// HTTP status.
+    pub status: u16,
+    /// Response headers in order.
+    pub headers: Vec<(String, String)>,
+    /// Response body, at most `max_body_bytes`.
+    pub body: Vec<u8>,
+    /// The body was longer than `max_body_bytes` and was cut.
+    pub truncated: bool,
+    /// From sending to the end of the body.
+    pub elapsed: Duration,
+}
+
+/// One streaming request and what came back.
+#[derive(Debug, Clone)]
+pub struct StreamExchange {
+    /// The request as finally sent.
+    pub request: HttpRequest,
+    /// HTTP status.
+    pub status: u16,
+    /// Response headers in order.
+    pub headers: Vec<(String, String)>,
+    /// Events received (also those before an error).
+    pub events: Vec<SseEvent>,
+    /// How the event stream ended. When the answer was not SSE: `Closed` with nothing incomplete.
+    pub end: Result<StreamEnd, SseError>,
+    /// The body, when the answer was not `text/event-stream` (bounded like [`HttpExchange::body`]).
+    pub body: Vec<u8>,
+    /// `body` was cut at `max_body_bytes`.
+    pub truncated: bool,
+    /// From sending to the end of the stream.
+    pub elapsed: Duration,
+}
+
+/// Why an exchange did not happen. Messages never contain user-supplied header values.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClientError {
+    /// The URL cannot be used (not absolute http/https, malformed), or a header is malformed.
+    #[error("invalid request: {0}")]
+    InvalidUrl(String),
+    /// The connection could not be opened.
+    #[error("cannot connect: {0}")]
+    Connect(String),
+    /// No (complete) answer within the limit.
+    #[error("no answer within {limit:?}")]
+    Timeout {
+        /// The limit that ran out.
+        limit: Duration,
+    },
+    /// The peer answered with a redirect the client does not follow.
+    #[error(
+        "redirect to {location} refused (redirects are followed only when enabled, to the same scheme, host and port, at most 3 times)"
+    )]
+    RedirectRefused {
+        /// The `Location` of the refused redirect (resolved, redacted).
+        location: String,
+    },
+    /// Any other failure of the exchange.
+    #[error("transport error: {0}")]
+    Transport(String),
+}
+
+fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+}
+
+fn media_type(content_type: Option<&str>) -> Option<String> {
+    content_type.map(|ct| ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+}
+
+/// Text of a body as shown in messages: at most `max` bytes on a char boundary.
+fn excerpt(bytes: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim();
+    let cut = floor_char_boundary(text, max);
+    let mut s: String = text[..cut].chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if cut < text.len() {
+        s.push('…');
+    }
+    s
+}
+
+fn floor_char_boundary(s: &str, max: usize) -> usize {
+    if max >= s.len() {
+        return s.len();
+    }
+    let mut i = max;
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Body text for evidence: redacted, then cut at [`EVIDENCE_BODY_BYTES`] with a note.
+fn evidence_body(bytes: &[u8], cut_by_client: bool, redactor: &Redactor) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let redacted = if cut_by_client { redactor.redact_cut(&text) } else { redactor.redact(&text) };
+    let mut out = if redacted.len() > EVIDENCE_BODY_BYTES {
+        let cut = floor_char_boundary(&redacted, EVIDENCE_BODY_BYTES);
+        let mut s = redactor.redact_cut(&redacted[..cut]);
+        let _ = write!(s, "\n[truncated: showing {cut} of {} bytes]", redacted.len());
+        s
+    } else {
+        redacted
+    };
+    if cut_by_client {
+        out.push_str("\n[the client stopped reading at max_body_bytes]");
+    }
+    out
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+fn is_token(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// A curl command reproducing `req`; secret header values become `$A2A_SECRET_<n>` variables.
+pub fn curl_command(req: &HttpRequest, redactor: &Redactor) -> String {
+    let mut parts = vec!["curl -sS".to_owned()];
+    if req.method != "GET" || req.body.is_some() {
+        parts.push(format!("-X {}", shell_quote(&redactor.redact(&req.method))));
+    }
+    parts.push(shell_quote(&redactor.redact(&req.url)));
+    let mut n = 0;
+    for (name, value) in &req.headers {
+        if redactor.is_secret_header(name) {
+            if is_token(name) && !name.contains('$') && !name.contains('`') {
+                n += 1;
+                parts.push(format!("-H \"{name}: $A2A_SECRET_{n}\""));
+            } else {
+                parts.push(format!("-H {}", shell_quote(&format!("{}: {REDACTED}", redactor.redact(name)))));
+            }
+        } else {
+            parts.push(format!("-H {}", shell_quote(&redactor.header_line(name, value))));
+        }
+    }
+    if let Some(body) = &req.body {
+        let text = redactor.redact(&String::from_utf8_lossy(body));
+        if text.len() > EVIDENCE_BODY_BYTES {
+            parts.push(format!("--data-binary @request-body  # body of {} bytes not shown", text.len()));
+        } else {
+            parts.push(format!("--data-binary {}", shell_quote(&text)));
+        }
+    }
+    parts.join(" ")
+}
+
+fn base_evidence(
+    req: &HttpRequest,
+    status: u16,
+    headers: &[(String, String)],
+    elapsed: Duration,
+    step_id: Option<&str>,
+    redactor: &Redactor,
+) -> Evidence {
+    Evidence {
+        step_id: step_id.map(str::to_owned),
+        method: redactor.redact(&req.method),
+        url: redactor.redact(&req.url),
+        request_headers: req.headers.iter().map(|(n, v)| redactor.header_line(n, v)).collect(),
+        request_body: req.body.as_ref().map(|b| evidence_body(b, false, redactor)),
+        status: Some(status),
+        response_headers: headers.iter().map(|(n, v)| redactor.header_line(n, v)).collect(),
+        response_body: None,
+        curl: Some(curl_command(req, redactor)),
+        elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+    }
+}
+
+impl HttpExchange {
+    /// The first value of a response header (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        find_header(&self.headers, name)
+    }
+
+    /// The `Content-Type` response header.
+    pub fn content_type(&self) -> Option<&str> {
+        self.header("content-type")
+    }
+
+    /// Whether the status is 2xx.
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// The body as JSON, or a message saying why not, with a short excerpt of the body. The
+    /// excerpt is not redacted: pass the message through a [`Redactor`] before showing it.
+    pub fn json(&self) -> Result<Value, String> {
+        let ct = self.content_type().unwrap_or("none");
+        if self.body.iter().all(u8::is_ascii_whitespace) {
+            return Err(format!("response body is empty (HTTP {}, content-type {ct}), expected JSON", self.status));
+        }
+        match serde_json::from_slice::<Value>(&self.body) {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                let head = excerpt(&self.body, 120);
+                let lower = head.to_ascii_lowercase();
+                let what = if lower.starts_with("<!doctype html") || lower.starts_with("<html") {
+                    "an HTML page, not JSON"
+                } else if lower.starts_with('<') {
+                    "markup (HTML/XML), not JSON"
+                } else {
+                    "not valid JSON"
+                };
+                let cut = if self.truncated { " (body was cut at max_body_bytes)" } else { "" };
+                Err(format!(
+                    "response body is {what} (HTTP {}, content-type {ct}){cut}: {e}; body starts: {head:?}",
+                    self.status
+                ))
+            }
+        }
+    }
+
+    /// The redacted record of this exchange for reports.
+    pub fn to_evidence(&self, step_id: Option<&str>, redactor: &Redactor) -> Evidence {
+        let mut ev = base_evidence(&self.request, self.status, &self.headers, self.elapsed, step_id, redactor);
+        ev.response_body = Some(evidence_body(&self.body, self.truncated, redactor));
+        ev
+    }
+}
+
+impl StreamExchange {
+    /// The first value of a response header (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        find_header(&self.headers, name)
+    }
+
+    /// The `Content-Type` response header.
+    pub fn content_type(&self) -> Option<&str> {
+        self.header("content-type")
+    }
+
+    /// Whether the answer was an event stream.
+    pub fn is_sse(&self) -> bool {
+        media_type(self.content_type()).as_deref() == Some("text/event-stream")
+    }
+
+    /// The answer rendered as a plain exchange (for a non-SSE answer: its body).
+    pub fn as_exchange(&self) -> HttpExchange {
+        HttpExchange {
+            request: self.request.clone(),
+            status: self.status,
+            headers: self.headers.clone(),
+            body: if self.is_sse() { render_events(&self.events).into_bytes() } else { self.body.clone() },
+            truncated: !self.is_sse() && self.truncated,
+            elapsed: self.elapsed,
+        }
+    }
+
+    /// The redacted record of this exchange: the body is the events as SSE text plus a comment
+    /// line saying how the stream ended, truncated.
+    pub fn to_evidence(&self, step_id: Option<&str>, redactor: &Redactor) -> Evidence {
+        let mut ev = base_evidence(&self.request, self.status, &self.headers, self.elapsed, step_id, redactor);
+        let body = if self.is_sse() || !self.events.is_empty() {
+            let mut text = render_events(&self.events);
+            match &self.end {
+                Ok(StreamEnd::Closed { incomplete: None }) => text.push_str(": [stream closed by peer]\n"),
+                Ok(StreamEnd::Closed { incomplete: Some(_) }) => {
+                    text.push_str(": [stream closed by peer with an undispatched partial event]\n")
+                }
+                Ok(StreamEnd::StoppedByCaller) => text.push_str(": [stream closed by the client]\n"),
+                Err(e) => {
+                    let _ = writeln!(text, ": [stream error: {e}]");
+                }
+            }
+            evidence_body(text.as_bytes(), false, redactor)
+        } else {
+            evidence_body(&self.body, self.truncated, redactor)
+        };
+        ev.response_body = Some(body);
+        ev
+    }
+}
+
+/// Events as SSE text.
+pub fn render_events(events: &[SseEvent]) -> String {
+    let mut out = String::new();
+    for ev in events {
+        if let Some(id) = &ev.id {
+            let _ = writeln!(out, "id: {id}");
+        }
+        if let Some(name) = &ev.event {
+            let _ = writeln!(out, "event: {name}");
+        }
+        for line in ev.data.split('\n') {
+            let _ = writeln!(out, "data: {line}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A bounded HTTP client. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct HttpClient {
+    inner: reqwest::Client,
+    config: ClientConfig,
+    redactor: Redactor,
+}
+
+/// The request as finally sent and the response head.
+struct Head {
+    request: HttpRequest,
+    response: reqwest::Response,
+    status: u16,
+    headers: Vec<(String, String)>,
+}
+
+fn same_origin(a: &reqwest::Url, b: &reqwest::Url) -> bool {
+    a.scheme() == b.scheme() && a.host_str() == b.host_str() && a.port_or_known_default() == b.port_or_known_default()
+}
+
+impl HttpClient {
+    /// Builds a client (rustls, no redirects followed by reqwest itself, no cookies).
+    pub fn new(config: ClientConfig) -> Result<Self, ClientError> {
+        let redactor = Redactor::from_headers(&config.headers);
+        for (name, value) in &config.headers {
+            if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
+                return Err(ClientError::InvalidUrl(format!("invalid header name {:?}", redactor.redact(name))));
+            }
+            if reqwest::header::HeaderValue::from_str(value).is_err() {
+                return Err(ClientError::InvalidUrl(format!("invalid value for header {:?}", redactor.redact(name))));
+            }
+        }
+        let inner = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(config.connect_timeout)
+            .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ClientError::Transport(redactor.redact(&error_chain(&e))))?;
+        Ok(HttpClient { inner, config, redactor })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    /// The redactor holding the user-supplied header values.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// `req` with the user headers it does not set itself.
+    fn with_user_headers(&self, mut req: HttpRequest) -> HttpRequest {
+        for (name, value) in &self.config.headers {
+            if req.header_value(name).is_none() {
+                req.headers.push((name.clone(), value.clone()));
+            }
+        }
+        req
+    }
+
+    fn classify(&self, e: reqwest::Error, limit: Duration) -> ClientError {
+        if e.is_timeout() {
+            let limit = if e.is_connect() { self.config.connect_timeout.min(limit) } else { limit };
+            return ClientError::Timeout { limit };
+        }
+        let msg = self.redactor.redact(&error_chain(&e));
+        if e.is_builder() {
+            ClientError::InvalidUrl(msg)
+        } else if e.is_connect() {
+            ClientError::Connect(msg)
+        } else {
+            ClientError::Transport(msg)
+        }
+    }
+
+    /// Sends the request, follows permitted redirects, and returns the response head.
+    async fn head(&self, req: HttpRequest, deadline: Instant) -> Result<Head, ClientError> {
+        let limit = self.config.timeout;
+        let mut req = self.with_user_headers(req);
+        let mut url = reqwest::Url::parse(&req.url)
+            .map_err(|e| ClientError::InvalidUrl(format!("{:?}: {e}", self.redactor.redact(&req.url))))?;
+        let origin = url.clone();
+        let mut hops = 0;
+        loop {
+            if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+                return Err(ClientError::InvalidUrl(format!(
+                    "{:?} is not an absolute http(s) URL",
+                    self.redactor.redact(url.as_str())
+                )));
+            }
+            let method = reqwest::Method::from_bytes(req.method.as_bytes()).map_err(|_| {
+                ClientError::InvalidUrl(format!("invalid method {:?}", self.redactor.redact(&req.method)))
+            })?;
+            let mut builder = self.inner.request(method, url.clone());
+            for (name, value) in &req.headers {
+                let n = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                    ClientError::InvalidUrl(format!("invalid header name {:?}", self.redactor.redact(name)))
+                })?;
+                let v = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
+                    ClientError::InvalidUrl(format!("invalid value for header {:?}", self.redactor.redact(name)))
+                })?;
+                builder = builder.header(n, v);
+            }
+            if let Some(body) = &req.body {
+                builder = builder.body(body.clone());
+            }
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            let response = match tokio::time::timeout(remaining, builder.send()).await {
+                Err(_) => return Err(ClientError::Timeout { limit }),
+                Ok(Err(e)) => return Err(self.classify(e, limit)),
+                Ok(Ok(r)) => r,
+            };
+            let status = response.status().as_u16();
+            let location = response.headers().get(reqwest::header::LOCATION).cloned();
+            if let (true, Some(loc)) = ((300..400).contains(&status) && status != 304, location) {
+                let loc = String::from_utf8_lossy(loc.as_bytes()).into_owned();
+                let target = url
+                    .join(&loc)
+                    .map_err(|_| ClientError::RedirectRefused { location: self.redactor.redact(&loc) })?;
+                if !self.config.same_origin_redirects || !same_origin(&origin, &target) || hops >= MAX_REDIRECTS {
+                    return Err(ClientError::RedirectRefused { location: self.redactor.redact(target.as_str()) });
+                }
+                hops += 1;
+                if status == 303 || (matches!(status, 301 | 302) && req.method == "POST") {
+                    req.method = "GET".into();
+                    req.body = None;
+                    req.headers.retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
+                }
+                req.url = target.to_string();
+                url = target;
+                continue;
+            }
+            let headers = response
+                .headers()
+                .iter()
+                .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+                .collect();
+            return Ok(Head { request: req, response, status, headers });
+        }
+    }
+
+    /// Reads at most `max_body_bytes` of the body before `deadline`.
+    async fn read_body(
+        &self,
+        response: &mut reqwest::Response,
+        deadline: Instant,
+    ) -> Result<(Vec<u8>, bool), ClientError> {
+        let max = self.config.max_body_bytes;
+        let mut body = Vec::new();
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            let chunk = match tokio::time::timeout(remaining, response.chunk()).await {
+                Err(_) => return Err(ClientError::Timeout { limit: self.config.timeout }),
+                Ok(Err(e)) => return Err(self.classify(e, self.config.timeout)),
+                Ok(Ok(None)) => return Ok((body, false)),
+                Ok(Ok(Some(c))) => c,
+            };
+            let room = max - body.len();
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                return Ok((body, true));
+            }
+            body.extend_from_slice(&chunk);
+        }
+    }
+
+    /// Sends a request and reads a bounded answer within `timeout`.
+    pub async fn send(&self, req: HttpRequest) -> Result<HttpExchange, ClientError> {
+        let start = Instant::now();
+        let deadline = start + self.config.timeout;
+        let Head { request, mut response, status, headers } = self.head(req, deadline).await?;
+        let (body, truncated) = self.read_body(&mut response, deadline).await?;
+        Ok(HttpExchange { request, status, headers, body, truncated, elapsed: start.elapsed() })
+    }
+
+    /// Sends a request whose answer may be an event stream. The head must arrive within
+    /// `timeout`; an event stream is then read under the SSE limits (events received before an
+    /// error are kept); any other answer is read like [`HttpClient::send`] does.
+    pub async fn send_streaming(&self, req: HttpRequest) -> Result<StreamExchange, ClientError> {
+        let start = Instant::now();
+        let deadline = start + self.config.timeout;
+        let Head { request, mut response, status, headers } = self.head(req, deadline).await?;
+        let is_sse = media_type(find_header(&headers, "content-type")).as_deref() == Some("text/event-stream");
+        if is_sse {
+            let mut events = Vec::new();
+            let stream = Box::pin(response.bytes_stream());
+            let end = sse::read_stream(stream, &self.config.sse, |ev| {
+                events.push(ev);
+                ControlFlow::Continue(())
+            })
+            .await
+            .map_err(|e| match e {
+                SseError::Transport(m) => SseError::Transport(self.redactor.redact(&m)),
+                other => other,
+            });
+            Ok(StreamExchange {
+                request,
+                status,
+                headers,
+                events,
+                end,
+                body: Vec::new(),
+                truncated: false,
+                elapsed: start.elapsed(),
+            })
+        } else {
+            let (body, truncated) = self.read_body(&mut response, deadline).await?;
+            Ok(StreamExchange {
+                request,
+                status,
+                headers,
+                events: Vec::new(),
+                end: Ok(StreamEnd::Closed { incomplete: None }),
+                body,
+                truncated,
+                elapsed: start.elapsed(),
+            })
+        }
+    }
+}
+
+/// An error and its sources, without the URL reqwest puts in front.
+fn error_chain(e: &reqwest::Error) -> String {
+    let mut out = String::new();
+    let url = e.url().map(|u| u.to_string());
+    let mut cur: Option<&dyn std::error::Error> = Some(e);
+    while let Some(err) = cur {
+        let mut text = err.to_string();
+        if let Some(u) = &url {
+            text = text.replace(&format!(" for url ({u})"), "");
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+        cur = err.source();
+    }
+    match url {
+        Some(u) => format!("{u}: {out}"),
+        None => out,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exchange(body: &[u8], ct: &str) -> HttpExchange {
+        HttpExchange {
+            request: HttpRequest::get("http://x.test/a").header("Authorization", "Bearer tok-123"),
+            status: 200,
+            headers: vec![("Content-Type".into(), ct.into())],
+            body: body.to_vec(),
+            truncated: false,
+            elapsed: Duration::from_millis(3),
+        }
+    }
+
+    #[test]
+    fn header_lookup_is_case_insensitive() {
+        let x = exchange(b"{}", "application/json");
+        assert_eq!(x.header("content-TYPE"), Some("application/json"));
+        assert_eq!(x.content_type(), Some("application/json"));
+        assert_eq!(x.header("etag"), None);
+    }
+
+    #[test]
+    fn html_body_is_explained() {
+        let x = exchange(b"<!DOCTYPE html><html><body>Login</body></html>", "text/html");
+        let e = x.json().unwrap_err();
+        assert!(e.contains("HTML page"), "{e}");
+        assert!(e.contains("text/html"), "{e}");
+        assert!(e.contains("<!DOCTYPE html>"), "{e}");
+        assert!(exchange(b"  ", "application/json").json().unwrap_err().contains("empty"));
+        assert_eq!(exchange(b"{\"a\":1}", "application/json").json().unwrap()["a"], 1);
+    }
+
+    #[test]
+    fn evidence_redacts_and_truncates() {
+        let mut r = Redactor::new();
+        r.add("tok-123");
+        let mut body = b"echo tok-123 ".to_vec();
+        body.extend(std::iter::repeat_n(b'z', 10_000));
+        let ev = exchange(&body, "text/plain").to_evidence(Some("s1"), &r);
+        assert_eq!(ev.step_id.as_deref(), Some("s1"));
+        assert_eq!(ev.request_headers, vec!["Authorization: [REDACTED]".to_owned()]);
+        let rb = ev.response_body.unwrap();
+        assert!(rb.starts_with("echo [REDACTED] zzz"));
+        assert!(rb.contains("[truncated: showing 4096 of"), "{rb}");
+        assert!(rb.len() < 4200);
+        let curl = ev.curl.unwrap();
+        assert!(curl.contains("$A2A_SECRET_1") && !curl.contains("tok-123"), "{curl}");
+    }
+
+    #[test]
+    fn curl_quotes_and_includes_body() {
+        let req = HttpRequest {
+            method: "POST".into(),
+            url: "http://x.test/rpc".into(),
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: Some(b"{\"it's\":1}".to_vec()),
+        };
+        let c = curl_command(&req, &Redactor::new());
+        assert_eq!(
+            c,
+            r#"curl -sS -X 'POST' 'http://x.test/rpc' -H 'Content-Type: application/json' --data-binary '{"it'\''s":1}'"#
+        );
+    }
+
+    #[test]
+    fn stream_evidence_renders_events() {
+        let x = StreamExchange {
+            request: HttpRequest::get("http://x.test/rpc"),
+            status: 200,
+            headers: vec![("content-type".into(), "text/event-stream".into())],
+            events: vec![SseEvent { id: Some("1".into()), event: None, data: "{\"a\":1}".into(), comments: 0 }],
+            end: Err(SseError::IdleTimeout { limit: Duration::from_millis(5) }),
+            body: Vec::new(),
+            truncated: false,
+            elapsed: Duration::ZERO,
+        };
+        let body = x.to_evidence(None, &Redactor::new()).response_body.unwrap();
+        assert!(body.starts_with("id: 1\ndata: {\"a\":1}\n\n: [stream error: no data within idle_timeout"), "{body}");
+    }
+
+    #[test]
+    fn same_origin_compares_scheme_host_port() {
+        let u = |s: &str| reqwest::Url::parse(s).unwrap();
+        assert!(same_origin(&u("http://a.test/x"), &u("http://a.test:80/y")));
+        assert!(!same_origin(&u("http://a.test/x"), &u("https://a.test/x")));
+        assert!(!same_origin(&u("http://a.test:1/x"), &u("http://a.test:2/x")));
+        assert!(!same_origin(&u("http://a.test/x"), &u("http://b.test/x")));
+    }
+}
