@@ -1,4 +1,4 @@
-//! Embeds the data directories (scenarios, later faults and suites) so that an installed binary
+//! Embeds the data directories (scenarios, suites, later faults) so that an installed binary
 //! needs no files: each becomes a `&[(name, contents)]` slice in OUT_DIR.
 
 use std::{env, fs, path::Path};
@@ -22,4 +22,5 @@ fn embed(dir: &str, out_name: &str) {
 
 fn main() {
     embed("mock-peer/scenarios", "builtin_scenarios.rs");
+    embed("suites/server", "builtin_suites.rs");
 }

@@ -6,7 +6,11 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
+use crate::client::commands::{ClientCommand, ClientOptions, parse_headers};
+use crate::client::http::ClientConfig;
 use crate::protocol::limits::Limits;
+use crate::report::{RunEvent, Sink as _};
+use crate::suite::check::{self, CheckOptions, Format};
 use crate::server::{ExtendedCard, MissingVersion, MockConfig, MockServer, WebhookPolicy};
 
 /// Conformance test kit and faithful mock peer for the A2A protocol 1.0.
@@ -21,8 +25,97 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Check an A2A agent's conformance (with no URL: the embedded mock peer) and write reports.
+    Check(CheckArgs),
     /// Serve a spec-exact A2A 1.0 mock agent (JSON-RPC + SSE) on a local port.
     Mock(MockArgs),
+    /// Talk to any A2A agent by hand; prints JSON (one line per stream event).
+    Client {
+        /// What to send.
+        #[command(subcommand)]
+        command: ClientCommand,
+        /// Connection options.
+        #[command(flatten)]
+        options: ClientOptions,
+    },
+}
+
+/// Options of `a2a-conform check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Agent base URL or card URL. Without it, an embedded mock peer is started and checked.
+    pub url: Option<String>,
+    /// Profile to run (repeatable or comma-separated): core, streaming, push, extended-card,
+    /// signatures, security, caps, resume, legacy. Default: all.
+    #[arg(long = "profile", value_delimiter = ',')]
+    pub profiles: Vec<String>,
+    /// Extra suite file or directory (JSON or YAML, e.g. an ACTS corpus); repeatable.
+    #[arg(long = "suite", value_name = "PATH")]
+    pub suites: Vec<PathBuf>,
+    /// Run only the suites given with --suite.
+    #[arg(long)]
+    pub no_builtin: bool,
+    /// Run only checks whose id matches this glob (repeatable), e.g. 'CORE-*'.
+    #[arg(long = "only", value_name = "GLOB")]
+    pub only: Vec<String>,
+    /// Skip checks whose id matches this glob (repeatable).
+    #[arg(long = "exclude", value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Header sent with every request, `Name: value` (repeatable). Values are secrets: they are
+    /// redacted from every report and log.
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// `acts` if the agent implements the ACTS §11 behaviour contract (the embedded mock does);
+    /// otherwise checks that need it skip with behavior_not_available.
+    #[arg(long, value_enum)]
+    pub behaviors: Option<Behaviors>,
+    /// SHOULD violations fail instead of warn.
+    #[arg(long)]
+    pub strict: bool,
+    /// Checks run concurrently.
+    #[arg(long, default_value_t = 4)]
+    pub jobs: usize,
+    /// Time bound of one check in seconds (each HTTP exchange gets at most 10 s of it).
+    #[arg(long, default_value_t = 30)]
+    pub timeout: u64,
+    /// Directory for report files.
+    #[arg(long, default_value = "a2a-conform-report")]
+    pub out: PathBuf,
+    /// Report files to write (comma-separated): json, junit, acts.
+    #[arg(long, value_delimiter = ',', default_value = "json,junit")]
+    pub format: Vec<FormatArg>,
+    /// Address of the webhook receiver the kit hosts for push checks.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub webhook_bind: SocketAddr,
+    /// Public base URL of that receiver, when the agent reaches it through another address.
+    #[arg(long)]
+    pub webhook_url: Option<String>,
+    /// Print run events as JSON lines on stdout instead of the summary.
+    #[arg(long)]
+    pub json_lines: bool,
+    /// No colours in the summary.
+    #[arg(long)]
+    pub no_color: bool,
+}
+
+/// `--behaviors` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Behaviors {
+    /// The ACTS §11 prefixes (tck-*).
+    Acts,
+    /// None.
+    None,
+}
+
+/// `--format` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    /// report.json
+    Json,
+    /// junit.xml
+    Junit,
+    /// acts-report.json
+    Acts,
 }
 
 /// Options of `a2a-conform mock`.
@@ -186,9 +279,81 @@ impl MockArgs {
     }
 }
 
+/// Runs `check`: against the URL, or against an embedded mock started for the purpose.
+async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
+    let mut headers = parse_headers(&args.headers).map_err(|e| anyhow::anyhow!(e))?;
+    let (target, mock, behaviors) = match &args.url {
+        Some(url) => (url.clone(), None, args.behaviors == Some(Behaviors::Acts)),
+        None => {
+            let token = format!("kit-{}", uuid::Uuid::new_v4().simple());
+            let config = MockConfig {
+                extended_card: ExtendedCard::Bearer(token.clone()),
+                webhooks: WebhookPolicy::AllowLoopback,
+                ..MockConfig::default()
+            };
+            let server = MockServer::start(config).await.context("starting the embedded mock peer")?;
+            headers.push(("Authorization".into(), format!("Bearer {token}")));
+            eprintln!("checking the embedded mock peer at {}", server.url());
+            (server.url().to_owned(), Some(server), args.behaviors != Some(Behaviors::None))
+        }
+    };
+    let opts = CheckOptions {
+        target,
+        profiles: args.profiles.clone(),
+        suites: args.suites.clone(),
+        no_builtin: args.no_builtin,
+        only: args.only.clone(),
+        exclude: args.exclude.clone(),
+        behaviors,
+        strict: args.strict,
+        jobs: args.jobs.max(1),
+        timeout: std::time::Duration::from_secs(args.timeout.max(1)),
+        client: ClientConfig { headers, ..ClientConfig::default() },
+        webhook_bind: args.webhook_bind,
+        webhook_url: args.webhook_url.clone(),
+        out: Some(args.out.clone()),
+        formats: args
+            .format
+            .iter()
+            .map(|f| match f {
+                FormatArg::Json => Format::Json,
+                FormatArg::Junit => Format::Junit,
+                FormatArg::Acts => Format::Acts,
+            })
+            .collect(),
+    };
+    let mut lines = args.json_lines.then(|| crate::report::json::JsonLines::new(std::io::stdout()));
+    let mut sink = |ev: &RunEvent| {
+        if let Some(l) = lines.as_mut() {
+            l.event(ev);
+        }
+    };
+    let outcome = check::run(&opts, &mut sink).await;
+    if let Some(server) = mock {
+        server.shutdown().await;
+    }
+    match outcome {
+        Ok(out) => {
+            if !args.json_lines {
+                print!("{}", crate::report::terminal::render(&out.report, !args.no_color && std::io::IsTerminal::is_terminal(&std::io::stdout())));
+            }
+            for p in &out.written {
+                eprintln!("wrote {}", p.display());
+            }
+            Ok(out.report.verdict.exit_code)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(e.exit_code())
+        }
+    }
+}
+
 /// Runs the parsed command; the returned code is the process exit status.
 pub async fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
+        Command::Check(args) => run_check(args).await,
+        Command::Client { command, options } => crate::client::commands::run(command, options).await,
         Command::Mock(args) => {
             let addr = SocketAddr::new(args.host, args.port);
             let server = MockServer::bind(args.to_config(), addr)

@@ -4,13 +4,18 @@ use clap::Parser as _;
 
 #[tokio::main]
 async fn main() {
+    let cli = a2a_conform::cli::Cli::parse();
+    // The mock logs what it does; a check run keeps stderr for findings unless RUST_LOG says otherwise.
+    let default_filter = match cli.command {
+        a2a_conform::cli::Command::Mock(_) => "a2a_conform=info",
+        _ => "a2a_conform=warn",
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "a2a_conform=info".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default_filter.into()),
         )
         .init();
-    let cli = a2a_conform::cli::Cli::parse();
     match a2a_conform::cli::run(cli).await {
         Ok(code) => std::process::exit(code),
         Err(e) => {

@@ -60,12 +60,14 @@ pub struct HttpRequest {
     pub headers: Vec<(String, String)>,
     /// Body bytes.
     pub body: Option<Vec<u8>>,
+    /// Names of user-supplied headers to leave off this request (e.g. to test a missing credential).
+    pub omit_user_headers: Vec<String>,
 }
 
 impl HttpRequest {
     /// A GET without body.
     pub fn get(url: impl Into<String>) -> Self {
-        HttpRequest { method: "GET".into(), url: url.into(), headers: Vec::new(), body: None }
+        HttpRequest { method: "GET".into(), url: url.into(), ..HttpRequest::default() }
     }
 
     /// Adds a header.
@@ -433,7 +435,8 @@ impl HttpClient {
     /// `req` with the user headers it does not set itself.
     fn with_user_headers(&self, mut req: HttpRequest) -> HttpRequest {
         for (name, value) in &self.config.headers {
-            if req.header_value(name).is_none() {
+            let omitted = req.omit_user_headers.iter().any(|o| o.eq_ignore_ascii_case(name));
+            if !omitted && req.header_value(name).is_none() {
                 req.headers.push((name.clone(), value.clone()));
             }
         }
@@ -559,6 +562,17 @@ impl HttpClient {
     /// `timeout`; an event stream is then read under the SSE limits (events received before an
     /// error are kept); any other answer is read like [`HttpClient::send`] does.
     pub async fn send_streaming(&self, req: HttpRequest) -> Result<StreamExchange, ClientError> {
+        self.send_streaming_with(req, &self.config.sse, None).await
+    }
+
+    /// `send_streaming` under other SSE limits, optionally hanging up after `stop_after` events
+    /// (a client that disconnects mid-stream, e.g. to test resumption).
+    pub async fn send_streaming_with(
+        &self,
+        req: HttpRequest,
+        limits: &SseLimits,
+        stop_after: Option<usize>,
+    ) -> Result<StreamExchange, ClientError> {
         let start = Instant::now();
         let deadline = start + self.config.timeout;
         let Head { request, mut response, status, headers } = self.head(req, deadline).await?;
@@ -566,9 +580,9 @@ impl HttpClient {
         if is_sse {
             let mut events = Vec::new();
             let stream = Box::pin(response.bytes_stream());
-            let end = sse::read_stream(stream, &self.config.sse, |ev| {
+            let end = sse::read_stream(stream, limits, |ev| {
                 events.push(ev);
-                ControlFlow::Continue(())
+                if stop_after.is_some_and(|n| events.len() >= n) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
             })
             .await
             .map_err(|e| match e {
@@ -681,6 +695,7 @@ mod tests {
             url: "http://x.test/rpc".into(),
             headers: vec![("Content-Type".into(), "application/json".into())],
             body: Some(b"{\"it's\":1}".to_vec()),
+            ..HttpRequest::default()
         };
         let c = curl_command(&req, &Redactor::new());
         assert_eq!(

@@ -22,6 +22,7 @@ pub fn rpc_request(url: &str, id: &Value, method: &str, params: Option<Value>) -
         url: url.to_owned(),
         headers: vec![("Content-Type".into(), "application/json".into()), ("A2A-Version".into(), A2A_VERSION.into())],
         body: Some(serde_json::to_vec(&Value::Object(envelope)).unwrap_or_default()),
+        ..HttpRequest::default()
     }
 }
 

@@ -2,6 +2,13 @@
 //! templating, assertions and the runner.
 
 pub mod assert;
+pub mod check;
+pub mod loader;
 pub mod model;
 pub mod paths;
+pub mod plan;
+pub mod probes;
+pub mod runner;
+pub mod schema;
 pub mod template;
+pub mod webhook;

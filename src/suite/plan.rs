@@ -1,0 +1,130 @@
+//! Which checks run: profile selection, id filters, preconditions from the card and behaviour
+//! requirements. A check that does not apply is reported as a skip with its reason, never dropped.
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde_json::Value;
+
+use super::loader::LoadedSuite;
+use super::model::Test;
+use crate::report::SkipReason;
+
+/// Profiles whose checks are shown but never change the verdict (DESIGN "Profiles").
+pub const UNSCORED_PROFILES: &[&str] = &["caps", "resume"];
+/// Every profile the kit knows.
+pub const PROFILES: &[&str] =
+    &["core", "streaming", "push", "extended-card", "signatures", "security", "caps", "resume", "legacy"];
+
+/// One check, ready to run or to be reported as skipped.
+#[derive(Debug, Clone)]
+pub struct PlannedCheck {
+    /// Suite file name.
+    pub suite: String,
+    /// The test as written.
+    pub test: Test,
+    /// Resolved profile.
+    pub profile: String,
+    /// Counts toward the verdict.
+    pub scored: bool,
+    /// Set when the check does not apply.
+    pub skip: Option<(SkipReason, String)>,
+}
+
+/// How to choose checks.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Profiles to run; empty means all.
+    pub profiles: Vec<String>,
+    /// Id globs to keep (empty: all).
+    pub only: Vec<String>,
+    /// Id globs to drop.
+    pub exclude: Vec<String>,
+    /// The agent implements the ACTS §11 behaviour contract.
+    pub behaviors: bool,
+    /// The user supplied credentials (`--header`).
+    pub credentials: bool,
+}
+
+fn globs(patterns: &[String]) -> Result<GlobSet, String> {
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        b.add(Glob::new(p).map_err(|e| format!("bad id glob {p:?}: {e}"))?);
+    }
+    b.build().map_err(|e| e.to_string())
+}
+
+/// The card's value at `capabilities.<name>` (booleans: absent means false, §3.3.4).
+fn capability(card: &Value, name: &str) -> Value {
+    card.get("capabilities").and_then(|c| c.get(name)).cloned().unwrap_or(Value::Bool(false))
+}
+
+/// Builds the plan: every test of every suite, in file order.
+pub fn plan(suites: &[LoadedSuite], sel: &Selection, card: Option<&Value>) -> Result<Vec<PlannedCheck>, String> {
+    for p in &sel.profiles {
+        if !PROFILES.contains(&p.as_str()) {
+            return Err(format!("unknown profile {p:?}; known: {}", PROFILES.join(", ")));
+        }
+    }
+    let only = globs(&sel.only)?;
+    let exclude = globs(&sel.exclude)?;
+    let mut out = Vec::new();
+    for s in suites {
+        for suite in &s.doc.suites {
+            for test in &suite.tests {
+                let profile = test.profile.clone().or_else(|| suite.profile.clone()).unwrap_or_else(|| "core".into());
+                let scored = test.scored.unwrap_or(!UNSCORED_PROFILES.contains(&profile.as_str()));
+                let skip = skip_reason(test, &profile, sel, &only, &exclude, card);
+                out.push(PlannedCheck { suite: s.name.clone(), test: test.clone(), profile, scored, skip });
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn skip_reason(
+    test: &Test,
+    profile: &str,
+    sel: &Selection,
+    only: &GlobSet,
+    exclude: &GlobSet,
+    card: Option<&Value>,
+) -> Option<(SkipReason, String)> {
+    if (!sel.only.is_empty() && !only.is_match(&test.id)) || exclude.is_match(&test.id) {
+        return Some((SkipReason::Filtered, "excluded by --only / --exclude".into()));
+    }
+    if !sel.profiles.is_empty() && !sel.profiles.iter().any(|p| p == profile) {
+        return Some((SkipReason::ProfileNotSelected, format!("profile {profile} not selected")));
+    }
+    if !test.transport.is_empty() && !test.transport.iter().any(|t| t.eq_ignore_ascii_case("jsonrpc")) {
+        return Some((
+            SkipReason::ProfileNotSelected,
+            format!("binding {} not tested (this kit checks JSON-RPC)", test.transport.join(", ")),
+        ));
+    }
+    if let (Some(pre), Some(card)) = (&test.preconditions, card) {
+        for (name, want) in &pre.capabilities {
+            let have = capability(card, name);
+            if &have != want {
+                return Some((SkipReason::CapabilityNotDeclared, format!("capabilities.{name} is {have}, needs {want}")));
+            }
+        }
+        for uri in &pre.extensions {
+            let declared = card
+                .pointer("/capabilities/extensions")
+                .and_then(Value::as_array)
+                .is_some_and(|a| a.iter().any(|e| e.get("uri").and_then(Value::as_str) == Some(uri)));
+            if !declared {
+                return Some((SkipReason::CapabilityNotDeclared, format!("extension {uri} not declared")));
+            }
+        }
+    }
+    if !test.requires_behaviors.is_empty() && !sel.behaviors {
+        return Some((
+            SkipReason::BehaviorNotAvailable,
+            format!("needs the ACTS behaviour contract ({}); pass --behaviors acts", test.requires_behaviors.join(", ")),
+        ));
+    }
+    if test.runner_requirements.iter().any(|r| r == "auth_credentials") && !sel.credentials {
+        return Some((SkipReason::CredentialsNotSupplied, "needs credentials; pass --header".into()));
+    }
+    None
+}

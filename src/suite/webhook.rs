@@ -1,0 +1,94 @@
+//! The webhook receiver the kit hosts for push checks: records every POST per path, bounded in
+//! requests and bytes, and answers 200 so that a conformant agent's delivery succeeds.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+/// Most requests kept per path.
+const MAX_PER_PATH: usize = 256;
+/// Largest body kept; longer bodies are cut (and answered 413).
+const MAX_BODY: usize = 1024 * 1024;
+
+/// One delivery as received.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    /// Request headers, names lower-case.
+    pub headers: Vec<(String, String)>,
+    /// Body bytes.
+    pub body: Vec<u8>,
+}
+
+impl Delivery {
+    /// A header value by (case-insensitive) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+type Inbox = Arc<Mutex<HashMap<String, Vec<Delivery>>>>;
+
+/// A running receiver.
+#[derive(Debug)]
+pub struct WebhookReceiver {
+    public_base: String,
+    inbox: Inbox,
+    join: JoinHandle<()>,
+}
+
+async fn receive(State(inbox): State<Inbox>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> StatusCode {
+    let (body, status) = match to_bytes(body, MAX_BODY).await {
+        Ok(b) => (b.to_vec(), StatusCode::OK),
+        Err(_) => (Vec::new(), StatusCode::PAYLOAD_TOO_LARGE),
+    };
+    let headers = headers
+        .iter()
+        .map(|(k, v)| (k.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        .collect();
+    let mut map = inbox.lock().unwrap_or_else(|p| p.into_inner());
+    let list = map.entry(id).or_default();
+    if list.len() < MAX_PER_PATH {
+        list.push(Delivery { headers, body });
+    }
+    status
+}
+
+impl WebhookReceiver {
+    /// Listens on `bind`; `public_url` is the base URL agents should use (default: the bound address).
+    pub async fn start(bind: SocketAddr, public_url: Option<String>) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(bind).await?;
+        let addr = listener.local_addr()?;
+        let inbox: Inbox = Arc::default();
+        let app = Router::new().route("/hook/{id}", post(receive)).with_state(inbox.clone());
+        let join = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        let public_base = public_url.map(|u| u.trim_end_matches('/').to_owned()).unwrap_or_else(|| format!("http://{addr}"));
+        Ok(WebhookReceiver { public_base, inbox, join })
+    }
+
+    /// A fresh receiving URL and its inbox key.
+    pub fn new_endpoint(&self) -> (String, String) {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        (format!("{}/hook/{id}", self.public_base), id)
+    }
+
+    /// What arrived at an endpoint so far.
+    pub fn deliveries(&self, id: &str) -> Vec<Delivery> {
+        self.inbox.lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned().unwrap_or_default()
+    }
+}
+
+impl Drop for WebhookReceiver {
+    fn drop(&mut self) {
+        self.join.abort();
+    }
+}
