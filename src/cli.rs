@@ -10,8 +10,8 @@ use crate::client::commands::{ClientCommand, ClientOptions, parse_headers};
 use crate::client::http::ClientConfig;
 use crate::protocol::limits::Limits;
 use crate::report::{RunEvent, Sink as _};
-use crate::suite::check::{self, CheckOptions, Format};
 use crate::server::{ExtendedCard, MissingVersion, MockConfig, MockServer, WebhookPolicy};
+use crate::suite::check::{self, CheckOptions, Format};
 
 /// Conformance test kit and faithful mock peer for the A2A protocol 1.0.
 #[derive(Debug, Parser)]
@@ -285,14 +285,8 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
     let (target, mock, behaviors) = match &args.url {
         Some(url) => (url.clone(), None, args.behaviors == Some(Behaviors::Acts)),
         None => {
-            let token = format!("kit-{}", uuid::Uuid::new_v4().simple());
-            let config = MockConfig {
-                extended_card: ExtendedCard::Bearer(token.clone()),
-                webhooks: WebhookPolicy::AllowLoopback,
-                ..MockConfig::default()
-            };
-            let server = MockServer::start(config).await.context("starting the embedded mock peer")?;
-            headers.push(("Authorization".into(), format!("Bearer {token}")));
+            let (server, auth) = check::start_embedded_mock().await.context("starting the embedded mock peer")?;
+            headers.push(auth);
             eprintln!("checking the embedded mock peer at {}", server.url());
             (server.url().to_owned(), Some(server), args.behaviors != Some(Behaviors::None))
         }
@@ -335,7 +329,13 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
     match outcome {
         Ok(out) => {
             if !args.json_lines {
-                print!("{}", crate::report::terminal::render(&out.report, !args.no_color && std::io::IsTerminal::is_terminal(&std::io::stdout())));
+                print!(
+                    "{}",
+                    crate::report::terminal::render(
+                        &out.report,
+                        !args.no_color && std::io::IsTerminal::is_terminal(&std::io::stdout())
+                    )
+                );
             }
             for p in &out.written {
                 eprintln!("wrote {}", p.display());

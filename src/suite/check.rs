@@ -16,6 +16,7 @@ use crate::client::discovery::{self, DiscoveryError};
 use crate::client::http::{ClientConfig, HttpClient};
 use crate::client::redact::Redactor;
 use crate::report::{self, Report, RunEvent, RunInfo, SuiteSource, TargetInfo};
+use crate::server::{ExtendedCard, MockConfig, MockError, MockServer, WebhookPolicy};
 
 /// Commit of the A2A specification the built-in checks were written against.
 pub const SPEC_COMMIT: &str = "16ba52690519bf55b9388e34d4db356efa88aa51";
@@ -90,6 +91,20 @@ impl CheckError {
     }
 }
 
+/// Starts the mock peer that `check` grades when no URL is given: every capability on, an
+/// extended card behind a fresh bearer token, loopback webhooks allowed. Returns the server and the
+/// header that authenticates to it.
+pub async fn start_embedded_mock() -> Result<(MockServer, (String, String)), MockError> {
+    let token = format!("kit-{}", uuid::Uuid::new_v4().simple());
+    let config = MockConfig {
+        extended_card: ExtendedCard::Bearer(token.clone()),
+        webhooks: WebhookPolicy::AllowLoopback,
+        ..MockConfig::default()
+    };
+    let server = MockServer::start(config).await?;
+    Ok((server, ("Authorization".to_owned(), format!("Bearer {token}"))))
+}
+
 /// The outcome of a run: the report and the files written.
 #[derive(Debug)]
 pub struct CheckOutcome {
@@ -100,7 +115,8 @@ pub struct CheckOutcome {
 }
 
 fn load_suites(opts: &CheckOptions) -> Result<Vec<LoadedSuite>, CheckError> {
-    let mut suites = if opts.no_builtin { Vec::new() } else { loader::builtin().map_err(|e| CheckError::Usage(e.to_string()))? };
+    let mut suites =
+        if opts.no_builtin { Vec::new() } else { loader::builtin().map_err(|e| CheckError::Usage(e.to_string()))? };
     for p in &opts.suites {
         suites.extend(loader::load_path(p).map_err(|e| CheckError::Usage(e.to_string()))?);
     }
@@ -123,9 +139,13 @@ pub async fn run(opts: &CheckOptions, sink: &mut dyn FnMut(&RunEvent)) -> Result
     client_cfg.timeout = client_cfg.timeout.min(opts.timeout);
     let client = HttpClient::new(client_cfg).map_err(|e| CheckError::Usage(e.to_string()))?;
     let discovery = discovery::discover(&client, &opts.target).await.map_err(|e| match e {
-        DiscoveryError::Client(_) => CheckError::Unreachable(redactor.redact(&format!("cannot reach {}: {e}", opts.target))),
+        DiscoveryError::Client(_) => {
+            CheckError::Unreachable(redactor.redact(&format!("cannot reach {}: {e}", opts.target)))
+        }
         DiscoveryError::InvalidTarget { .. } => CheckError::Usage(redactor.redact(&e.to_string())),
-        other => CheckError::NotAnAgent(redactor.redact(&format!("{} does not serve an A2A agent card: {other}", opts.target))),
+        other => CheckError::NotAnAgent(
+            redactor.redact(&format!("{} does not serve an A2A agent card: {other}", opts.target)),
+        ),
     })?;
     let iface = discovery.interface.clone().ok_or_else(|| {
         CheckError::NotAnAgent(format!(
@@ -149,11 +169,9 @@ pub async fn run(opts: &CheckOptions, sink: &mut dyn FnMut(&RunEvent)) -> Result
         c.skip.is_none() && (c.profile == "push" || c.test.runner_requirements.iter().any(|r| r == "webhook_endpoint"))
     });
     let webhook = if needs_webhook {
-        Some(Arc::new(
-            WebhookReceiver::start(opts.webhook_bind, opts.webhook_url.clone())
-                .await
-                .map_err(|e| CheckError::Usage(format!("cannot start the webhook receiver on {}: {e}", opts.webhook_bind)))?,
-        ))
+        Some(Arc::new(WebhookReceiver::start(opts.webhook_bind, opts.webhook_url.clone()).await.map_err(|e| {
+            CheckError::Usage(format!("cannot start the webhook receiver on {}: {e}", opts.webhook_bind))
+        })?))
     } else {
         None
     };
@@ -197,7 +215,8 @@ pub async fn run(opts: &CheckOptions, sink: &mut dyn FnMut(&RunEvent)) -> Result
     let report = report::build_report(&info, &results, duration_ms);
     sink(&RunEvent::RunFinished { verdict: report_verdict(&results), duration_ms });
     let written = match &opts.out {
-        Some(dir) => write_files(&report, dir, &opts.formats).map_err(|e| CheckError::Usage(format!("writing reports to {}: {e}", dir.display())))?,
+        Some(dir) => write_files(&report, dir, &opts.formats)
+            .map_err(|e| CheckError::Usage(format!("writing reports to {}: {e}", dir.display())))?,
         None => Vec::new(),
     };
     Ok(CheckOutcome { report, written })

@@ -1,0 +1,88 @@
+//! Every built-in check as a cargo test against an in-process mock peer: `cargo test --test suites`
+//! lists them, `cargo test --test suites -- --exact CORE-GET-001` runs one. The checks run once
+//! (concurrently, as `a2a-conform check` does); each trial then reports its check's outcome.
+//! Skipped checks show as ignored, with the reason in the name list of `--include-ignored` runs.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use a2a_conform::client::http::ClientConfig;
+use a2a_conform::report::{CheckResult, Outcome};
+use a2a_conform::suite::check::{self, CheckOptions};
+use a2a_conform::suite::loader;
+use libtest_mimic::{Arguments, Failed, Trial};
+
+fn run_checks(only: Vec<String>) -> HashMap<String, CheckResult> {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    rt.block_on(async {
+        let (server, auth) = check::start_embedded_mock().await.expect("embedded mock starts");
+        let opts = CheckOptions {
+            target: server.url().to_owned(),
+            profiles: vec![],
+            suites: vec![],
+            no_builtin: false,
+            only,
+            exclude: vec![],
+            behaviors: true,
+            strict: false,
+            jobs: 4,
+            timeout: Duration::from_secs(30),
+            client: ClientConfig { headers: vec![auth], ..ClientConfig::default() },
+            webhook_bind: "127.0.0.1:0".parse().unwrap(),
+            webhook_url: None,
+            out: None,
+            formats: vec![],
+        };
+        let out = check::run(&opts, &mut |_| {}).await.expect("the check run starts");
+        server.shutdown().await;
+        out.report.results.into_iter().map(|r| (r.result.id.clone(), r.result)).collect()
+    })
+}
+
+fn verdict(r: &CheckResult) -> Result<(), Failed> {
+    match r.outcome {
+        Outcome::Pass | Outcome::Info | Outcome::Skip => Ok(()),
+        Outcome::Warn | Outcome::Fail | Outcome::Error => {
+            let f = r.failure.clone().unwrap_or_default();
+            let mut msg = format!("{} (§{} {}): {}", r.outcome.as_str(), r.spec.section, r.level.as_str(), f.message);
+            if let (Some(e), Some(a)) = (&f.expected, &f.actual) {
+                msg.push_str(&format!("\n  expected: {e}\n  actual:   {a}"));
+            }
+            Err(msg.into())
+        }
+    }
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut ids: Vec<String> = loader::builtin()
+        .expect("built-in suites load")
+        .iter()
+        .flat_map(|s| s.doc.suites.iter().flat_map(|suite| suite.tests.iter().map(|t| t.id.clone())))
+        .collect();
+    ids.push("WIRE-SCHEMA".into());
+    let results = if args.list {
+        HashMap::new()
+    } else {
+        // With `--exact ID` only that check runs; otherwise all of them (filters only hide trials).
+        let only = match (&args.filter, args.exact) {
+            (Some(f), true) if f != "WIRE-SCHEMA" => vec![f.clone()],
+            _ => vec![],
+        };
+        run_checks(only)
+    };
+    let trials = ids
+        .into_iter()
+        .map(|id| {
+            let result = results.get(&id).cloned();
+            let skipped = result.as_ref().is_some_and(|r| r.outcome == Outcome::Skip);
+            let name = id.clone();
+            Trial::test(name, move || match result {
+                Some(r) => verdict(&r),
+                None => Err(format!("check {id} produced no result").into()),
+            })
+            .with_ignored_flag(skipped)
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
