@@ -59,6 +59,7 @@ pub const OPERATORS: &[&str] = &[
     "any_of",
     "not",
     "equals",
+    "items",
 ];
 
 /// Operators that may legitimately look at a missing value; all others fail with "missing".
@@ -306,6 +307,19 @@ fn check_op(actual: Option<&Value>, op: &str, arg: &Value, pointer: &str, out: &
         "equals" => {
             if !json_eq(a, arg) {
                 fail(out, "not equal".into());
+            }
+        }
+        // ext (used by the ACTS draft corpus): every element of an array satisfies the assertion,
+        // or, given a list, the leading elements match it by position.
+        "items" => {
+            let Value::Array(elems) = a else {
+                return fail(out, format!("`items` needs an array, got {}", type_name(a)));
+            };
+            if arg.is_array() {
+                return check_into(Some(a), arg, pointer, out);
+            }
+            for (i, e) in elems.iter().enumerate() {
+                check_into(Some(e), arg, &crate::suite::paths::pointer_index(pointer, i), out);
             }
         }
         // Unreachable: only OPERATORS reach here; kept total so a new name fails loudly, not silently.

@@ -94,6 +94,10 @@ fn skip_reason(
     if !sel.profiles.is_empty() && !sel.profiles.iter().any(|p| p == profile) {
         return Some((SkipReason::ProfileNotSelected, format!("profile {profile} not selected")));
     }
+    let server_steps = test.steps.iter().any(|s| s.operation.is_some() || s.raw.is_some());
+    if test.probe.is_none() && !server_steps {
+        return Some((SkipReason::ProfileNotSelected, "a client-side test (ACTS §10): it grades clients, not agents".into()));
+    }
     if !test.transport.is_empty() && !test.transport.iter().any(|t| t.eq_ignore_ascii_case("jsonrpc")) {
         return Some((
             SkipReason::ProfileNotSelected,
@@ -104,7 +108,10 @@ fn skip_reason(
         for (name, want) in &pre.capabilities {
             let have = capability(card, name);
             if &have != want {
-                return Some((SkipReason::CapabilityNotDeclared, format!("capabilities.{name} is {have}, needs {want}")));
+                return Some((
+                    SkipReason::CapabilityNotDeclared,
+                    format!("capabilities.{name} is {have}, needs {want}"),
+                ));
             }
         }
         for uri in &pre.extensions {
@@ -120,7 +127,10 @@ fn skip_reason(
     if !test.requires_behaviors.is_empty() && !sel.behaviors {
         return Some((
             SkipReason::BehaviorNotAvailable,
-            format!("needs the ACTS behaviour contract ({}); pass --behaviors acts", test.requires_behaviors.join(", ")),
+            format!(
+                "needs the ACTS behaviour contract ({}); pass --behaviors acts",
+                test.requires_behaviors.join(", ")
+            ),
         ));
     }
     if test.runner_requirements.iter().any(|r| r == "auth_credentials") && !sel.credentials {

@@ -424,10 +424,17 @@ fn operation(op: &str) -> Option<(&'static str, &'static str, bool)> {
         "list_tasks" => ("ListTasks", "ListTasksResponse", false),
         "cancel_task" => ("CancelTask", "Task", false),
         "subscribe_to_task" => ("SubscribeToTask", "StreamResponse", true),
-        "create_push_config" => ("CreateTaskPushNotificationConfig", "TaskPushNotificationConfig", false),
-        "get_push_config" => ("GetTaskPushNotificationConfig", "TaskPushNotificationConfig", false),
-        "list_push_configs" => ("ListTaskPushNotificationConfigs", "ListTaskPushNotificationConfigsResponse", false),
-        "delete_push_config" => ("DeleteTaskPushNotificationConfig", "", false),
+        // The ACTS corpus also spells these set_/get_/list_/delete_push_notification_config(s).
+        "create_push_config" | "set_push_notification_config" => {
+            ("CreateTaskPushNotificationConfig", "TaskPushNotificationConfig", false)
+        }
+        "get_push_config" | "get_push_notification_config" => {
+            ("GetTaskPushNotificationConfig", "TaskPushNotificationConfig", false)
+        }
+        "list_push_configs" | "list_push_notification_configs" => {
+            ("ListTaskPushNotificationConfigs", "ListTaskPushNotificationConfigsResponse", false)
+        }
+        "delete_push_config" | "delete_push_notification_config" => ("DeleteTaskPushNotificationConfig", "", false),
         "get_extended_agent_card" => ("GetExtendedAgentCard", "AgentCard", false),
         _ => return None,
     })
@@ -435,6 +442,12 @@ fn operation(op: &str) -> Option<(&'static str, &'static str, bool)> {
 
 /// Turns ACTS abstract params into the 1.0 wire params (see suites/README.md).
 pub fn normalize_params(op: &str, params: Value, tenant: &str) -> Value {
+    let op = match op {
+        "set_push_notification_config" => "create_push_config",
+        "get_push_notification_config" => "get_push_config",
+        "delete_push_notification_config" => "delete_push_config",
+        other => other,
+    };
     let mut p = match params {
         Value::Object(m) => m,
         Value::Null => Map::new(),
@@ -490,7 +503,8 @@ fn rendered_headers(
         .map(|(k, v)| {
             let v = match v {
                 Some(s) => Some(
-                    template::render_str(s, &run.vars).map_err(|e| StepFail::undecided(step, format!("suite data: {e}")))?,
+                    template::render_str(s, &run.vars)
+                        .map_err(|e| StepFail::undecided(step, format!("suite data: {e}")))?,
                 ),
                 None => None,
             };
@@ -511,14 +525,15 @@ async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, StepFail> {
     let (mut req, streaming) = if let Some(raw) = &step.raw {
         (raw_request(run, &step.id, raw)?, false)
     } else {
-        let op = step.operation.as_deref().ok_or_else(|| {
-            StepFail::undecided(&step.id, "a step needs `operation`, `raw` or `assertion`")
-        })?;
+        let op = step
+            .operation
+            .as_deref()
+            .ok_or_else(|| StepFail::undecided(&step.id, "a step needs `operation`, `raw` or `assertion`"))?;
         if op == "get_agent_card" {
             (HttpRequest::get(run.ctx.discovery.card_url.clone()), false)
         } else {
-            let (method, _, streaming) = operation(op)
-                .ok_or_else(|| StepFail::undecided(&step.id, format!("unknown operation {op:?}")))?;
+            let (method, _, streaming) =
+                operation(op).ok_or_else(|| StepFail::undecided(&step.id, format!("unknown operation {op:?}")))?;
             let params = render(run, &step.id, step.params.as_ref().unwrap_or(&Value::Null))?;
             let params = normalize_params(op, params, &run.ctx.tenant);
             let params = (op != "get_extended_agent_card" || params.as_object().is_some_and(|m| !m.is_empty()))
@@ -543,8 +558,10 @@ async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, StepFail> {
 }
 
 fn raw_request(run: &CheckRun<'_>, step: &str, raw: &RawRequest) -> Result<HttpRequest, StepFail> {
-    let path = template::render_str(&raw.path, &run.vars).map_err(|e| StepFail::undecided(step, format!("suite data: {e}")))?;
-    let url = if path.is_empty() {
+    let path = template::render_str(&raw.path, &run.vars)
+        .map_err(|e| StepFail::undecided(step, format!("suite data: {e}")))?;
+    // ACTS posts JSON-RPC to "the interface root", written "/" (digest §2).
+    let url = if path.is_empty() || path == "/" {
         run.ctx.rpc_url.clone()
     } else if path.starts_with("http://") || path.starts_with("https://") {
         path
@@ -615,7 +632,9 @@ fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> Result<Opti
             if is_raw || op == "get_agent_card" {
                 let root = match body {
                     Some(Ok(v)) => Some(v),
-                    Some(Err(e)) if step.expect.as_ref().is_some_and(|e| e.body.is_some()) || step.expect_error.is_some() => {
+                    Some(Err(e))
+                        if step.expect.as_ref().is_some_and(|e| e.body.is_some()) || step.expect_error.is_some() =>
+                    {
                         return Err(StepFail::violation(&step.id, format!("the body is not JSON: {e}")));
                     }
                     _ => None,
@@ -629,9 +648,10 @@ fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> Result<Opti
                     }
                 }
                 if let Some(ee) = &step.expect_error {
-                    let err = root.as_ref().and_then(|r| r.get("error")).ok_or_else(|| {
-                        StepFail::violation(&step.id, "expected a JSON-RPC error object, got none")
-                    })?;
+                    let err = root
+                        .as_ref()
+                        .and_then(|r| r.get("error"))
+                        .ok_or_else(|| StepFail::violation(&step.id, "expected a JSON-RPC error object, got none"))?;
                     check_error(&step.id, x.status, err, ee)?;
                 }
                 if let Some(exp) = &step.expect {
@@ -744,6 +764,17 @@ pub fn error_code(error_type: &str) -> Option<i64> {
     })
 }
 
+/// The ACTS corpus writes error names where a code is meant (`code: TaskNotFoundError`,
+/// `one_of: [TaskNotFoundError, ...]`); known names become the spec's codes, anything else stays.
+fn codes_for_names(v: &Value) -> Value {
+    match v {
+        Value::String(s) => error_code(s).map(|c| json!(c)).unwrap_or_else(|| v.clone()),
+        Value::Array(a) => Value::Array(a.iter().map(codes_for_names).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), codes_for_names(v))).collect()),
+        other => other.clone(),
+    }
+}
+
 fn describe_error(ee: &ExpectError) -> String {
     match (&ee.error_type, &ee.code) {
         (Some(t), _) => format!("{t} ({})", error_code(t).map(|c| c.to_string()).unwrap_or_else(|| "?".into())),
@@ -758,7 +789,7 @@ fn check_error(step: &str, status: u16, err: &Value, ee: &ExpectError) -> Result
         check_at(step, &format!("error code for {t}"), err.get("code"), &json!(code), "/error/code")?;
     }
     if let Some(c) = &ee.code {
-        check_at(step, "error code", err.get("code"), c, "/error/code")?;
+        check_at(step, "error code", err.get("code"), &codes_for_names(c), "/error/code")?;
     }
     if let Some(m) = &ee.message {
         check_at(step, "error message", err.get("message"), m, "/error/message")?;
@@ -787,7 +818,8 @@ fn normalize_event_assertion(v: &Value) -> Value {
                 let val = if (k == "one_of" || k == "any_of")
                     && val.as_array().is_some_and(|a| a.iter().all(Value::is_object))
                 {
-                    let items: Vec<Value> = val.as_array().into_iter().flatten().map(normalize_event_assertion).collect();
+                    let items: Vec<Value> =
+                        val.as_array().into_iter().flatten().map(normalize_event_assertion).collect();
                     out.insert("any_of".into(), Value::Array(items));
                     continue;
                 } else {
@@ -815,7 +847,8 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
     if !is_sse {
         let body: Result<Value, String> = serde_json::from_slice(&x.body).map_err(|e| e.to_string());
         if let Some(ee) = &step.expect_error {
-            let v = body.map_err(|e| StepFail::violation(sid, format!("expected a JSON-RPC error, got non-JSON: {e}")))?;
+            let v =
+                body.map_err(|e| StepFail::violation(sid, format!("expected a JSON-RPC error, got non-JSON: {e}")))?;
             let err = v.get("error").ok_or_else(|| StepFail::violation(sid, "expected a JSON-RPC error object"))?;
             check_error(sid, x.status, err, ee)?;
             return Ok(Some(err.clone()));
@@ -857,7 +890,10 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
     if es.closes.unwrap_or(true)
         && let Err(e) = &x.end
     {
-        return Err(StepFail::violation(sid, format!("the stream did not end cleanly after {} event(s): {e}", roots.len())));
+        return Err(StepFail::violation(
+            sid,
+            format!("the stream did not end cleanly after {} event(s): {e}", roots.len()),
+        ));
     }
     if let Some(min) = es.min_count
         && roots.len() < min
@@ -941,9 +977,9 @@ fn named_assertion(run: &CheckRun<'_>, step: &str, a: &NamedAssertion) -> Result
     let src = if src.contains('.') { src.to_owned() } else { format!("{src}.response") };
     let source = run.vars.lookup(&src).map_err(|e| StepFail::undecided(step, format!("assertion source: {e}")))?;
     let at = match &a.path {
-        Some(p) => paths::get(&source, p)
-            .map_err(|e| StepFail::undecided(step, format!("assertion path: {e}")))?
-            .cloned(),
+        Some(p) => {
+            paths::get(&source, p).map_err(|e| StepFail::undecided(step, format!("assertion path: {e}")))?.cloned()
+        }
         None => Some(source.clone()),
     };
     let label = a.description.clone().or_else(|| a.id.clone()).unwrap_or_else(|| "assertion".into());
@@ -954,7 +990,8 @@ fn named_assertion(run: &CheckRun<'_>, step: &str, a: &NamedAssertion) -> Result
     for (kind, cm) in [("any", &a.any), ("all", &a.all), ("none", &a.none)] {
         let Some(cm) = cm else { continue };
         let expected = render(run, step, &cm.match_)?;
-        let items = paths::select(&base, &cm.path).map_err(|e| StepFail::undecided(step, format!("{kind}.path: {e}")))?;
+        let items =
+            paths::select(&base, &cm.path).map_err(|e| StepFail::undecided(step, format!("{kind}.path: {e}")))?;
         let matching = items.iter().filter(|(_, v)| assert::check(Some(v), &expected, "").is_empty()).count();
         let ok = match kind {
             "any" => matching > 0,
@@ -963,7 +1000,11 @@ fn named_assertion(run: &CheckRun<'_>, step: &str, a: &NamedAssertion) -> Result
         };
         if !ok {
             return Err(StepFail::Violation(Failure {
-                message: format!("{label}: {kind} of {} element(s) at `{}` should match, {matching} did", items.len(), cm.path),
+                message: format!(
+                    "{label}: {kind} of {} element(s) at `{}` should match, {matching} did",
+                    items.len(),
+                    cm.path
+                ),
                 step_id: Some(step.into()),
                 pointer: None,
                 expected: Some(compact(&expected)),
@@ -1005,7 +1046,8 @@ mod tests {
         assert!(p["message"]["messageId"].is_string());
         assert_eq!(p["tenant"], "acme");
         assert!(p.get("taskId").is_none());
-        let c = normalize_params("create_push_config", json!({"taskId": "t", "pushNotificationConfig": {"url": "u"}}), "");
+        let c =
+            normalize_params("create_push_config", json!({"taskId": "t", "pushNotificationConfig": {"url": "u"}}), "");
         assert_eq!(c, json!({"taskId": "t", "url": "u"}));
     }
 

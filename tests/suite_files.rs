@@ -1,0 +1,238 @@
+//! The compiled-in suites (`suites/server/*.json`): each validates against `suites/suite.schema.json`,
+//! deserializes into the suite model, and carries what every finding needs (id, section, requirement,
+//! a known profile). Ids are unique across files; only known probes are named; coverage stays ≥ 170.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use a2a_conform::suite::model::{Document, Test};
+use serde_json::Value;
+
+const PROFILES: &[&str] =
+    &["core", "streaming", "push", "extended-card", "signatures", "security", "caps", "resume", "legacy"];
+const PROBES: &[&str] = &["push_delivery", "resume_last_event_id", "concurrent_subscribers", "card_conditional_get"];
+const OPERATIONS: &[&str] = &[
+    "send_message",
+    "send_streaming_message",
+    "get_task",
+    "list_tasks",
+    "cancel_task",
+    "subscribe_to_task",
+    "create_push_config",
+    "get_push_config",
+    "list_push_configs",
+    "delete_push_config",
+    "get_extended_agent_card",
+    "get_agent_card",
+];
+/// Profiles that never change the verdict: their checks must say `scored: false`.
+const UNSCORED: &[&str] = &["caps", "resume"];
+const MIN_TESTS: usize = 170;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("suites")
+}
+
+fn suite_files() -> Vec<PathBuf> {
+    let dir = root().join("server");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no suite files in {}", dir.display());
+    files
+}
+
+fn read_json(p: &Path) -> Value {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", p.display()))
+}
+
+fn validator() -> jsonschema::Validator {
+    let schema = read_json(&root().join("suite.schema.json"));
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&schema)
+        .unwrap_or_else(|e| panic!("suites/suite.schema.json does not compile: {e}"))
+}
+
+fn name(p: &Path) -> String {
+    p.file_name().unwrap_or_default().to_string_lossy().into_owned()
+}
+
+/// Every (file, suite profile, test) of the compiled-in suites.
+fn all_tests() -> Vec<(String, Option<String>, Test)> {
+    let mut out = Vec::new();
+    for p in suite_files() {
+        let doc: Document = serde_json::from_value(read_json(&p))
+            .unwrap_or_else(|e| panic!("{} does not deserialize into suite::model::Document: {e}", name(&p)));
+        for s in doc.suites {
+            for t in s.tests {
+                out.push((name(&p), s.profile.clone(), t));
+            }
+        }
+    }
+    out
+}
+
+fn profile_of(suite_profile: &Option<String>, t: &Test) -> String {
+    t.profile.clone().or_else(|| suite_profile.clone()).unwrap_or_else(|| "core".into())
+}
+
+#[test]
+fn every_suite_file_validates_against_the_schema() {
+    let v = validator();
+    let mut failures = Vec::new();
+    for p in suite_files() {
+        let doc = read_json(&p);
+        for e in v.iter_errors(&doc) {
+            failures.push(format!("{}: at {}: {e}", name(&p), e.instance_path()));
+        }
+    }
+    assert!(failures.is_empty(), "schema violations:\n  {}", failures.join("\n  "));
+}
+
+#[test]
+fn the_schema_rejects_typos() {
+    let v = validator();
+    let good = serde_json::json!({
+        "acts_version": "1.0", "spec_version": "1.0",
+        "suites": [{"id": "x", "name": "x", "tests": [{
+            "id": "KIT-X-001", "name": "x", "level": "must", "section": "3.1.3", "requirement": "The server MUST do it.",
+            "steps": [{"id": "get", "operation": "get_task", "params": {"id": "t"}, "expect": {"body": {"id": "t"}}}]
+        }]}]
+    });
+    assert!(v.is_valid(&good), "the minimal document must validate");
+    let mutate = |f: &dyn Fn(&mut Value)| {
+        let mut d = good.clone();
+        f(&mut d);
+        d
+    };
+    let bad = [
+        ("unknown test key", mutate(&|d| d["suites"][0]["tests"][0]["levle"] = "must".into())),
+        ("unknown step key", mutate(&|d| d["suites"][0]["tests"][0]["steps"][0]["expects"] = serde_json::json!({}))),
+        ("unknown level", mutate(&|d| d["suites"][0]["tests"][0]["level"] = "required".into())),
+        ("unknown profile", mutate(&|d| d["suites"][0]["tests"][0]["profile"] = "streamin".into())),
+        ("unknown operation", mutate(&|d| d["suites"][0]["tests"][0]["steps"][0]["operation"] = "get_tasks".into())),
+        ("unknown probe", mutate(&|d| d["suites"][0]["tests"][0]["probe"] = "timing".into())),
+        (
+            "unknown error_type",
+            mutate(&|d| {
+                d["suites"][0]["tests"][0]["steps"][0]["expect"] = Value::Null;
+                d["suites"][0]["tests"][0]["steps"][0].as_object_mut().unwrap().remove("expect");
+                d["suites"][0]["tests"][0]["steps"][0]["expect_error"] =
+                    serde_json::json!({"error_type": "TaskNotFound"});
+            }),
+        ),
+    ];
+    for (what, d) in bad {
+        assert!(!v.is_valid(&d), "the schema should reject a document with an {what}");
+    }
+}
+
+#[test]
+fn every_test_is_complete_and_ids_are_unique() {
+    let tests = all_tests();
+    let mut seen: HashMap<String, String> = HashMap::new();
+    let mut problems = Vec::new();
+    for (file, sp, t) in &tests {
+        if let Some(prev) = seen.insert(t.id.clone(), file.clone()) {
+            problems.push(format!("{}: id {} also used in {prev}", file, t.id));
+        }
+        if t.section.as_deref().is_none_or(|s| s.trim().is_empty()) {
+            problems.push(format!("{file}: {} has no section", t.id));
+        }
+        if t.requirement.as_deref().is_none_or(|s| s.trim().is_empty()) {
+            problems.push(format!("{file}: {} has no requirement", t.id));
+        }
+        let profile = profile_of(sp, t);
+        if !PROFILES.contains(&profile.as_str()) {
+            problems.push(format!("{file}: {} has unknown profile {profile:?}", t.id));
+        }
+        if UNSCORED.contains(&profile.as_str()) && t.scored != Some(false) {
+            problems.push(format!("{file}: {} is in the unscored profile {profile} but not `scored: false`", t.id));
+        }
+        match &t.probe {
+            Some(p) if !PROBES.contains(&p.as_str()) => {
+                problems.push(format!("{file}: {} names unknown probe {p:?}", t.id))
+            }
+            Some(_) => {}
+            None if t.steps.is_empty() => problems.push(format!("{file}: {} has neither steps nor a probe", t.id)),
+            None => {}
+        }
+        if t.probe.as_deref() == Some("push_delivery") && !t.runner_requirements.iter().any(|r| r == "webhook_endpoint")
+        {
+            problems
+                .push(format!("{file}: {} probes push delivery without runner_requirements webhook_endpoint", t.id));
+        }
+        let mut step_ids = Vec::new();
+        for s in &t.steps {
+            if step_ids.contains(&s.id) {
+                problems.push(format!("{file}: {} repeats step id {}", t.id, s.id));
+            }
+            step_ids.push(s.id.clone());
+            if let Some(op) = &s.operation
+                && !OPERATIONS.contains(&op.as_str())
+            {
+                problems.push(format!("{file}: {}/{} uses unknown operation {op}", t.id, s.id));
+            }
+            // An operation step without expectations still asserts that the call succeeded.
+            let asserts = s.operation.is_some()
+                || s.expect.is_some()
+                || s.expect_error.is_some()
+                || s.expect_stream.is_some()
+                || s.assertion.is_some()
+                || !s.assertions.is_empty()
+                || s.repeat.is_some()
+                || !s.capture.is_empty();
+            if !asserts && s.description.is_none() {
+                problems.push(format!("{file}: {}/{} asserts nothing and says not why", t.id, s.id));
+            }
+        }
+        // A check must be able to fail: some step expects something specific, or a probe decides.
+        let decisive = t.probe.is_some()
+            || !t.assertions.is_empty()
+            || t.steps.iter().any(|s| {
+                s.operation.is_some()
+                    || s.expect.is_some()
+                    || s.expect_error.is_some()
+                    || s.expect_stream.is_some()
+                    || s.assertion.is_some()
+                    || !s.assertions.is_empty()
+            });
+        if !decisive {
+            problems.push(format!("{file}: {} asserts nothing", t.id));
+        }
+        // Scripted behaviour is declared; black-box checks must not depend on it.
+        let uses_tck = t.steps.iter().any(|s| {
+            s.params.as_ref().is_some_and(|p| {
+                p.pointer("/message/parts/0/text").and_then(Value::as_str).is_some_and(|x| x.starts_with("tck-"))
+            })
+        });
+        if uses_tck && t.requires_behaviors.is_empty() {
+            problems.push(format!("{file}: {} sends a tck-* prefix without requires_behaviors", t.id));
+        }
+    }
+    assert!(problems.is_empty(), "suite problems:\n  {}", problems.join("\n  "));
+}
+
+#[test]
+fn coverage_is_at_least_the_target() {
+    let tests = all_tests();
+    let mut by_profile: BTreeMap<String, BTreeMap<&'static str, usize>> = BTreeMap::new();
+    for (_, sp, t) in &tests {
+        *by_profile.entry(profile_of(sp, t)).or_default().entry(t.level.as_str()).or_default() += 1;
+    }
+    println!("{} checks in suites/server:", tests.len());
+    for (p, levels) in &by_profile {
+        let total: usize = levels.values().sum();
+        let detail: Vec<String> = levels.iter().map(|(l, n)| format!("{l} {n}")).collect();
+        println!("  {p:<14} {total:>4}  ({})", detail.join(", "));
+    }
+    assert!(tests.len() >= MIN_TESTS, "{} checks, expected at least {MIN_TESTS}", tests.len());
+    for p in ["core", "streaming", "push", "extended-card", "security", "caps", "resume", "legacy"] {
+        assert!(by_profile.contains_key(p), "no check in profile {p}");
+    }
+}
