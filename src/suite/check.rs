@@ -147,6 +147,12 @@ pub async fn run(opts: &CheckOptions, sink: &mut dyn FnMut(&RunEvent)) -> Result
             redactor.redact(&format!("{} does not serve an A2A agent card: {other}", opts.target)),
         ),
     })?;
+    if discovery.interface.is_none() {
+        let legacy = discovery::v03_fields(&discovery.card);
+        if !legacy.is_empty() {
+            return legacy_outcome(opts, &suites, &discovery, &redactor, &legacy, started, started_at, sink);
+        }
+    }
     let iface = discovery.interface.clone().ok_or_else(|| {
         CheckError::NotAnAgent(format!(
             "the card at {} offers no A2A 1.0 JSON-RPC interface{}",
@@ -195,7 +201,80 @@ pub async fn run(opts: &CheckOptions, sink: &mut dyn FnMut(&RunEvent)) -> Result
     sink(&RunEvent::RunStarted { target: opts.target.clone(), planned: checks.len() + 1 });
     let results = runner::run_all(ctx, checks, opts.jobs, opts.timeout, sink).await;
     let duration_ms = started.elapsed().as_millis() as u64;
-    let info = RunInfo {
+    let info = run_info(opts, &suites, started_at, target);
+    finish(opts, info, results, duration_ms, sink)
+}
+
+/// A 0.3 peer cannot be checked as 1.0; the run reports what identified it (legacy profile).
+#[allow(clippy::too_many_arguments)]
+fn legacy_outcome(
+    opts: &CheckOptions,
+    suites: &[LoadedSuite],
+    discovery: &discovery::Discovery,
+    redactor: &Redactor,
+    fields: &[&str],
+    started: Instant,
+    started_at: String,
+    sink: &mut dyn FnMut(&RunEvent),
+) -> Result<CheckOutcome, CheckError> {
+    use crate::report::{CheckResult, Failure, Level, Outcome, SpecRef};
+    let result = CheckResult {
+        id: "KIT-LEGACY-001".into(),
+        title: "The agent speaks A2A 1.0, not 0.3".into(),
+        suite: "synthetic".into(),
+        profile: "legacy".into(),
+        level: Level::Must,
+        spec: SpecRef {
+            section: "8.3.1".into(),
+            requirement: "An Agent Card MUST declare its interfaces in supportedInterfaces, each with url, \
+                          protocolBinding and protocolVersion."
+                .into(),
+        },
+        outcome: Outcome::Fail,
+        skip_reason: None,
+        skip_detail: None,
+        scored: true,
+        duration_ms: started.elapsed().as_millis() as u64,
+        failure: Some(Failure {
+            message: format!(
+                "identified as an A2A 0.3 agent: its card has {} and no A2A 1.0 JSON-RPC interface",
+                fields.join(", ")
+            ),
+            step_id: Some("card".into()),
+            pointer: Some("/supportedInterfaces".into()),
+            expected: Some("supportedInterfaces with a JSONRPC entry of protocolVersion 1.0".into()),
+            actual: Some(
+                fields
+                    .iter()
+                    .map(|f| format!("{f}: {}", discovery.card.get(*f).map(|v| v.to_string()).unwrap_or_default()))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+        }),
+        measurement: None,
+        evidence: vec![discovery.exchange.to_evidence(Some("card"), redactor)],
+    };
+    sink(&RunEvent::RunStarted { target: opts.target.clone(), planned: 1 });
+    sink(&RunEvent::CheckStarted { id: result.id.clone() });
+    sink(&RunEvent::CheckFinished(Box::new(result.clone())));
+    let results = vec![result];
+    let duration_ms = started.elapsed().as_millis() as u64;
+    let info = run_info(
+        opts,
+        suites,
+        started_at,
+        TargetInfo {
+            url: opts.target.clone(),
+            card_sha256: Some(hex::encode(Sha256::digest(&discovery.exchange.body))),
+            capabilities: discovery.card.get("capabilities").cloned(),
+            notes: discovery.notes.clone(),
+        },
+    );
+    finish(opts, info, results, duration_ms, sink)
+}
+
+fn run_info(opts: &CheckOptions, suites: &[LoadedSuite], started_at: String, target: TargetInfo) -> RunInfo {
+    RunInfo {
         tool: "a2a-conform".into(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
         spec_version: "1.0".into(),
@@ -211,7 +290,16 @@ pub async fn run(opts: &CheckOptions, sink: &mut dyn FnMut(&RunEvent)) -> Result
             .map(|s| SuiteSource { name: s.name.clone(), origin: s.origin.to_owned(), sha256: s.sha256.clone() })
             .collect(),
         target,
-    };
+    }
+}
+
+fn finish(
+    opts: &CheckOptions,
+    info: RunInfo,
+    results: Vec<crate::report::CheckResult>,
+    duration_ms: u64,
+    sink: &mut dyn FnMut(&RunEvent),
+) -> Result<CheckOutcome, CheckError> {
     let report = report::build_report(&info, &results, duration_ms);
     sink(&RunEvent::RunFinished { verdict: report_verdict(&results), duration_ms });
     let written = match &opts.out {

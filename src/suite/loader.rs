@@ -69,7 +69,12 @@ pub fn builtin() -> Result<Vec<LoadedSuite>, LoadError> {
     BUILTIN
         .iter()
         .map(|(name, text)| {
-            Ok(LoadedSuite { name: (*name).to_owned(), origin: "builtin", sha256: digest(text), doc: parse(name, text)? })
+            Ok(LoadedSuite {
+                name: (*name).to_owned(),
+                origin: "builtin",
+                sha256: digest(text),
+                doc: parse(name, text)?,
+            })
         })
         .collect()
 }

@@ -96,7 +96,10 @@ fn skip_reason(
     }
     let server_steps = test.steps.iter().any(|s| s.operation.is_some() || s.raw.is_some());
     if test.probe.is_none() && !server_steps {
-        return Some((SkipReason::ProfileNotSelected, "a client-side test (ACTS §10): it grades clients, not agents".into()));
+        return Some((
+            SkipReason::ProfileNotSelected,
+            "a client-side test (ACTS §10): it grades clients, not agents".into(),
+        ));
     }
     if !test.transport.is_empty() && !test.transport.iter().any(|t| t.eq_ignore_ascii_case("jsonrpc")) {
         return Some((

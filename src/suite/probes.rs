@@ -12,7 +12,8 @@ use crate::client::rpc::rpc_request;
 use crate::client::sse::SseLimits;
 
 /// The probes a suite may name.
-pub const PROBES: &[&str] = &["concurrent_subscribers", "resume_last_event_id", "push_delivery", "card_conditional_get"];
+pub const PROBES: &[&str] =
+    &["concurrent_subscribers", "resume_last_event_id", "push_delivery", "card_conditional_get"];
 
 /// Runs the probe `name` with its params.
 pub async fn run(run: &mut CheckRun<'_>, name: &str, params: &Value) -> Result<(), StepFail> {
@@ -42,14 +43,43 @@ async fn start_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<St
         .ok_or_else(|| StepFail::violation(step, format!("SendMessage did not return a task: {}", compact(&v))))
 }
 
-async fn subscribe(run: &CheckRun<'_>, step: &str, task: &str, last_event_id: Option<&str>) -> Result<StreamExchange, StepFail> {
+async fn subscribe(
+    run: &CheckRun<'_>,
+    step: &str,
+    task: &str,
+    last_event_id: Option<&str>,
+) -> Result<StreamExchange, StepFail> {
+    subscribe_full(run, step, task, last_event_id, None).await
+}
+
+/// A subscription that hangs up after `stop_after` events (a client going away mid-stream).
+async fn subscribe_with(
+    run: &CheckRun<'_>,
+    step: &str,
+    task: &str,
+    stop_after: Option<usize>,
+) -> Result<StreamExchange, StepFail> {
+    subscribe_full(run, step, task, None, stop_after).await
+}
+
+async fn subscribe_full(
+    run: &CheckRun<'_>,
+    step: &str,
+    task: &str,
+    last_event_id: Option<&str>,
+    stop_after: Option<usize>,
+) -> Result<StreamExchange, StepFail> {
     let params = normalize_params("subscribe_to_task", json!({"id": task}), &run.ctx.tenant);
     let mut req: HttpRequest = rpc_request(&run.ctx.rpc_url, &json!(step), "SubscribeToTask", Some(params));
     if let Some(id) = last_event_id {
         req.headers.push(("Last-Event-ID".into(), id.into()));
     }
     let limits = SseLimits { total_timeout: Duration::from_secs(20), ..run.ctx.client.config().sse.clone() };
-    run.ctx.client.send_streaming_with(req, &limits, None).await.map_err(|e| StepFail::undecided(step, format!("request failed: {e}")))
+    run.ctx
+        .client
+        .send_streaming_with(req, &limits, stop_after)
+        .await
+        .map_err(|e| StepFail::undecided(step, format!("request failed: {e}")))
 }
 
 /// The results of a stream's events, failing on anything that is not a JSON-RPC result.
@@ -63,40 +93,72 @@ fn results(step: &str, x: &StreamExchange) -> Result<Vec<(Option<String>, Value)
         .map(|(i, ev)| {
             let v: Value = serde_json::from_str(&ev.data)
                 .map_err(|e| StepFail::violation(step, format!("event {i}: data is not JSON: {e}")))?;
-            let r = v.get("result").cloned().ok_or_else(|| StepFail::violation(step, format!("event {i}: no result: {}", compact(&v))))?;
+            let r = v
+                .get("result")
+                .cloned()
+                .ok_or_else(|| StepFail::violation(step, format!("event {i}: no result: {}", compact(&v))))?;
             Ok((ev.id.clone(), r))
         })
         .collect()
 }
 
-/// §3.5.2: two concurrent subscribers get the same events in the same order; both start with a
-/// task snapshot and end at the terminal state.
+/// §3.5.2, with `params.expect`:
+/// - `broadcast`: every event one subscriber receives after its snapshot, the other receives too;
+/// - `same_order`: both receive those events in the same order;
+/// - `independent_close`: one subscriber hangs up after its first event, the other still reaches
+///   the terminal state.
 async fn concurrent_subscribers(run: &mut CheckRun<'_>, params: &Value) -> Result<(), StepFail> {
     let text = params.get("text").and_then(Value::as_str).unwrap_or("tck-long-running concurrent");
+    let expect = params.get("expect").and_then(Value::as_str).unwrap_or("same_order");
     let task = start_task(run, "start", text).await?;
-    let (a, b) = tokio::join!(subscribe(run, "subscriber-a", &task, None), subscribe(run, "subscriber-b", &task, None));
+    let hang_up = (expect == "independent_close").then_some(1);
+    let (a, b) =
+        tokio::join!(subscribe_with(run, "subscriber-a", &task, hang_up), subscribe(run, "subscriber-b", &task, None));
     let (a, b) = (a?, b?);
     run.keep(a.to_evidence(Some("subscriber-a"), &run.ctx.redactor));
+    run.keep(b.to_evidence(Some("subscriber-b"), &run.ctx.redactor));
     let (ra, rb) = (results("subscriber-a", &a)?, results("subscriber-b", &b)?);
-    for (name, r) in [("subscriber-a", &ra), ("subscriber-b", &rb)] {
+    let both: &[(&str, &Vec<(Option<String>, Value)>)] =
+        if hang_up.is_some() { &[("subscriber-b", &rb)] } else { &[("subscriber-a", &ra), ("subscriber-b", &rb)] };
+    for (name, r) in both {
         match r.first() {
             Some((_, first)) if first.get("task").is_some() => {}
             other => {
-                return Err(StepFail::violation(name, format!("first event must be a task snapshot (§3.1.6), got {:?}", other.map(|(_, v)| compact(v)))));
+                return Err(StepFail::violation(
+                    name,
+                    format!("first event must be a task snapshot (§3.1.6), got {:?}", other.map(|(_, v)| compact(v))),
+                ));
             }
         }
-        let last_state = r.last().and_then(|(_, v)| v.pointer("/statusUpdate/status/state").or_else(|| v.pointer("/task/status/state")));
-        if !last_state.and_then(Value::as_str).is_some_and(|s| matches!(s, "TASK_STATE_COMPLETED" | "TASK_STATE_FAILED" | "TASK_STATE_CANCELED" | "TASK_STATE_REJECTED")) {
-            return Err(StepFail::violation(name, format!("the stream ended before a terminal state (last: {:?})", last_state)));
+        let last_state = r
+            .last()
+            .and_then(|(_, v)| v.pointer("/statusUpdate/status/state").or_else(|| v.pointer("/task/status/state")));
+        if !last_state.and_then(Value::as_str).is_some_and(|s| {
+            matches!(s, "TASK_STATE_COMPLETED" | "TASK_STATE_FAILED" | "TASK_STATE_CANCELED" | "TASK_STATE_REJECTED")
+        }) {
+            let why = if hang_up.is_some() { " after the other subscriber hung up" } else { "" };
+            return Err(StepFail::violation(
+                name,
+                format!("the stream ended before a terminal state{why} (last: {last_state:?})"),
+            ));
         }
+    }
+    if hang_up.is_some() {
+        return Ok(());
     }
     // Snapshots may differ (taken at different moments); what follows the later snapshot must agree.
     let tail = |r: &[(Option<String>, Value)]| r.iter().skip(1).map(|(_, v)| v.clone()).collect::<Vec<_>>();
     let (ta, tb) = (tail(&ra), tail(&rb));
     let n = ta.len().min(tb.len());
-    if ta[ta.len() - n..] != tb[tb.len() - n..] {
+    let (sa, sb) = (&ta[ta.len() - n..], &tb[tb.len() - n..]);
+    let agrees = match expect {
+        "broadcast" => sa.iter().all(|e| sb.contains(e)) && sb.iter().all(|e| sa.contains(e)),
+        _ => sa == sb,
+    };
+    if !agrees {
+        let what = if expect == "broadcast" { "different events" } else { "the events in a different order" };
         return Err(StepFail::Violation(crate::report::Failure {
-            message: "two concurrent subscribers received different events or a different order (§3.5.2)".into(),
+            message: format!("two concurrent subscribers received {what} (§3.5.2)"),
             step_id: Some("compare".into()),
             pointer: None,
             expected: Some(compact(&Value::Array(ta))),
@@ -114,10 +176,16 @@ async fn resume_last_event_id(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
     run.keep(full.to_evidence(Some("reference"), &run.ctx.redactor));
     let events = results("reference", &full)?;
     if events.len() < 2 {
-        return Err(StepFail::violation("reference", format!("need at least two events to test resume, got {}", events.len())));
+        return Err(StepFail::violation(
+            "reference",
+            format!("need at least two events to test resume, got {}", events.len()),
+        ));
     }
     let Some(first_id) = events[0].0.clone() else {
-        return Err(StepFail::violation("reference", "the first event carries no SSE `id:`, so a client cannot resume"));
+        return Err(StepFail::violation(
+            "reference",
+            "the first event carries no SSE `id:`, so a client cannot resume",
+        ));
     };
     // The task is terminal now, so a second task is needed to resume mid-way.
     let task2 = start_task(run, "start-2", "tck-long-running resume").await?;
@@ -126,20 +194,23 @@ async fn resume_last_event_id(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
     run.keep(resumed.to_evidence(Some("resumed"), &run.ctx.redactor));
     let tail = results("resumed", &resumed)?;
     if tail.iter().any(|(id, v)| id.as_deref() == Some(head.as_str()) || v.get("task").is_some()) {
-        return Err(StepFail::violation("resumed", format!("replay after id {head} repeated the snapshot or the event itself")));
+        return Err(StepFail::violation(
+            "resumed",
+            format!("replay after id {head} repeated the snapshot or the event itself"),
+        ));
     }
     if tail.is_empty() {
-        return Err(StepFail::violation("resumed", format!("nothing replayed after id {head} (first reference id {first_id})")));
+        return Err(StepFail::violation(
+            "resumed",
+            format!("nothing replayed after id {head} (first reference id {first_id})"),
+        ));
     }
     Ok(())
 }
 
-/// Opens a subscription, reads its first event's id, and drops the connection.
+/// Opens a subscription, reads its first event's id, and hangs up.
 async fn subscribe_first(run: &CheckRun<'_>, task: &str) -> Result<String, StepFail> {
-    let params = normalize_params("subscribe_to_task", json!({"id": task}), &run.ctx.tenant);
-    let req = rpc_request(&run.ctx.rpc_url, &json!("first"), "SubscribeToTask", Some(params));
-    let limits = SseLimits { total_timeout: Duration::from_secs(10), ..run.ctx.client.config().sse.clone() };
-    let x = run.ctx.client.send_streaming_with(req, &limits, Some(1)).await.map_err(|e| StepFail::undecided("first", format!("request failed: {e}")))?;
+    let x = subscribe_with(run, "first", task, Some(1)).await?;
     x.events
         .first()
         .and_then(|e| e.id.clone())
@@ -161,7 +232,8 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
         &run.ctx.tenant,
     );
     let req = rpc_request(&run.ctx.rpc_url, &json!("create"), "CreateTaskPushNotificationConfig", Some(cfg));
-    let x = run.ctx.client.send(req).await.map_err(|e| StepFail::undecided("create", format!("request failed: {e}")))?;
+    let x =
+        run.ctx.client.send(req).await.map_err(|e| StepFail::undecided("create", format!("request failed: {e}")))?;
     run.keep(x.to_evidence(Some("create"), &run.ctx.redactor));
     let v = x.json().map_err(|e| StepFail::violation("create", format!("not JSON: {e}")))?;
     if v.get("result").is_none() {
@@ -181,7 +253,10 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
     };
     let want = params.get("expect").and_then(Value::as_str).unwrap_or("at_least_one");
     if deliveries.is_empty() {
-        return Err(StepFail::violation("deliver", "no notification reached the webhook within 15 s (§4.3.3: at least one attempt)"));
+        return Err(StepFail::violation(
+            "deliver",
+            "no notification reached the webhook within 15 s (§4.3.3: at least one attempt)",
+        ));
     }
     for (i, d) in deliveries.iter().enumerate() {
         let step = format!("delivery-{i}");
@@ -194,25 +269,43 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
                         step_id: Some(step),
                         pointer: None,
                         expected: Some("Authorization: Bearer <configured credentials>".into()),
-                        actual: Some(format!("Authorization: {}", d.header("authorization").map(|_| "<other value>").unwrap_or("<absent>"))),
+                        actual: Some(format!(
+                            "Authorization: {}",
+                            d.header("authorization").map(|_| "<other value>").unwrap_or("<absent>")
+                        )),
                     }));
                 }
             }
             "content_type" => {
                 let ct = d.header("content-type").unwrap_or("");
                 if !ct.starts_with("application/a2a+json") && !ct.starts_with("application/json") {
-                    return Err(StepFail::violation(&step, format!("push Content-Type {ct:?}, expected application/a2a+json")));
+                    return Err(StepFail::violation(
+                        &step,
+                        format!("push Content-Type {ct:?}, expected application/a2a+json"),
+                    ));
                 }
             }
             "stream_response_body" => {
                 let v: Value = serde_json::from_slice(&d.body)
                     .map_err(|e| StepFail::violation(&step, format!("push body is not JSON: {e}")))?;
                 if v.get("jsonrpc").is_some() {
-                    return Err(StepFail::violation(&step, "push body is wrapped in a JSON-RPC envelope (§4.3.3: a bare StreamResponse)"));
+                    return Err(StepFail::violation(
+                        &step,
+                        "push body is wrapped in a JSON-RPC envelope (§4.3.3: a bare StreamResponse)",
+                    ));
                 }
-                let members = ["task", "message", "statusUpdate", "artifactUpdate"].iter().filter(|k| v.get(**k).is_some()).count();
+                let members = ["task", "message", "statusUpdate", "artifactUpdate"]
+                    .iter()
+                    .filter(|k| v.get(**k).is_some())
+                    .count();
                 if members != 1 {
-                    return Err(StepFail::violation(&step, format!("push body must hold exactly one StreamResponse member, has {members}: {}", compact(&v))));
+                    return Err(StepFail::violation(
+                        &step,
+                        format!(
+                            "push body must hold exactly one StreamResponse member, has {members}: {}",
+                            compact(&v)
+                        ),
+                    ));
                 }
                 run.wire_check(&step, "StreamResponse", &v);
             }
@@ -225,8 +318,18 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
 /// §8.6: the card is served with an ETag, and a conditional request with it gets 304.
 async fn card_conditional_get(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
     let url = run.ctx.discovery.card_url.clone();
-    let get = |headers: Vec<(String, String)>| HttpRequest { method: "GET".into(), url: url.clone(), headers, ..HttpRequest::default() };
-    let x = run.ctx.client.send(get(vec![])).await.map_err(|e| StepFail::undecided("card", format!("request failed: {e}")))?;
+    let get = |headers: Vec<(String, String)>| HttpRequest {
+        method: "GET".into(),
+        url: url.clone(),
+        headers,
+        ..HttpRequest::default()
+    };
+    let x = run
+        .ctx
+        .client
+        .send(get(vec![]))
+        .await
+        .map_err(|e| StepFail::undecided("card", format!("request failed: {e}")))?;
     run.keep(x.to_evidence(Some("card"), &run.ctx.redactor));
     let Some(etag) = x.header("etag").map(str::to_owned) else {
         return Err(StepFail::violation("card", "the card is served without an ETag (§8.6.1 SHOULD)"));
@@ -239,7 +342,10 @@ async fn card_conditional_get(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
         .map_err(|e| StepFail::undecided("conditional", format!("request failed: {e}")))?;
     run.keep(y.to_evidence(Some("conditional"), &run.ctx.redactor));
     if y.status != 304 {
-        return Err(StepFail::violation("conditional", format!("If-None-Match: {etag} answered HTTP {}, expected 304", y.status)));
+        return Err(StepFail::violation(
+            "conditional",
+            format!("If-None-Match: {etag} answered HTTP {}, expected 304", y.status),
+        ));
     }
     Ok(())
 }

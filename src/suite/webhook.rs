@@ -71,7 +71,8 @@ impl WebhookReceiver {
         let join = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        let public_base = public_url.map(|u| u.trim_end_matches('/').to_owned()).unwrap_or_else(|| format!("http://{addr}"));
+        let public_base =
+            public_url.map(|u| u.trim_end_matches('/').to_owned()).unwrap_or_else(|| format!("http://{addr}"));
         Ok(WebhookReceiver { public_base, inbox, join })
     }
 
