@@ -582,7 +582,11 @@ impl HttpClient {
             let stream = Box::pin(response.bytes_stream());
             let end = sse::read_stream(stream, limits, |ev| {
                 events.push(ev);
-                if stop_after.is_some_and(|n| events.len() >= n) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+                if stop_after.is_some_and(|n| events.len() >= n) {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
             })
             .await
             .map_err(|e| match e {

@@ -82,8 +82,11 @@ async fn subscribe_full(
         .map_err(|e| StepFail::undecided(step, format!("request failed: {e}")))
 }
 
+/// A stream's events as (SSE id, JSON-RPC result).
+type Events = Vec<(Option<String>, Value)>;
+
 /// The results of a stream's events, failing on anything that is not a JSON-RPC result.
-fn results(step: &str, x: &StreamExchange) -> Result<Vec<(Option<String>, Value)>, StepFail> {
+fn results(step: &str, x: &StreamExchange) -> Result<Events, StepFail> {
     if !x.content_type().is_some_and(|c| c.starts_with("text/event-stream")) {
         return Err(StepFail::violation(step, format!("expected an SSE stream, got {:?}", x.content_type())));
     }
@@ -118,7 +121,7 @@ async fn concurrent_subscribers(run: &mut CheckRun<'_>, params: &Value) -> Resul
     run.keep(a.to_evidence(Some("subscriber-a"), &run.ctx.redactor));
     run.keep(b.to_evidence(Some("subscriber-b"), &run.ctx.redactor));
     let (ra, rb) = (results("subscriber-a", &a)?, results("subscriber-b", &b)?);
-    let both: &[(&str, &Vec<(Option<String>, Value)>)] =
+    let both: &[(&str, &Events)] =
         if hang_up.is_some() { &[("subscriber-b", &rb)] } else { &[("subscriber-a", &ra), ("subscriber-b", &rb)] };
     for (name, r) in both {
         match r.first() {
