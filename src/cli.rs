@@ -286,6 +286,11 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
         Some(url) => (url.clone(), None, args.behaviors == Some(Behaviors::Acts)),
         None => {
             let (server, auth) = check::start_embedded_mock().await.context("starting the embedded mock peer")?;
+            // The embedded mock's extended card needs its own token; a user Authorization would shadow it.
+            if headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(&auth.0)) {
+                eprintln!("note: the embedded mock uses its own Authorization header; yours is not sent");
+                headers.retain(|(k, _)| !k.eq_ignore_ascii_case(&auth.0));
+            }
             headers.push(auth);
             eprintln!("checking the embedded mock peer at {}", server.url());
             (server.url().to_owned(), Some(server), args.behaviors != Some(Behaviors::None))

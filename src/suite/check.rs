@@ -199,7 +199,8 @@ pub async fn run(opts: &CheckOptions, sink: &mut dyn FnMut(&RunEvent)) -> Result
         wire: Mutex::new(Vec::new()),
     });
     sink(&RunEvent::RunStarted { target: opts.target.clone(), planned: checks.len() + 1 });
-    let results = runner::run_all(ctx, checks, opts.jobs, opts.timeout, sink).await;
+    let wire_selected = !plan::filtered_out("WIRE-SCHEMA", &sel).map_err(CheckError::Usage)?;
+    let results = runner::run_all(ctx, checks, opts.jobs, opts.timeout, wire_selected, sink).await;
     let duration_ms = started.elapsed().as_millis() as u64;
     let info = run_info(opts, &suites, started_at, target);
     finish(opts, info, results, duration_ms, sink)

@@ -80,6 +80,12 @@ pub fn plan(suites: &[LoadedSuite], sel: &Selection, card: Option<&Value>) -> Re
     Ok(out)
 }
 
+/// True if `--only` / `--exclude` drop this id (also used for the synthetic WIRE-SCHEMA check).
+pub fn filtered_out(id: &str, sel: &Selection) -> Result<bool, String> {
+    let (only, exclude) = (globs(&sel.only)?, globs(&sel.exclude)?);
+    Ok((!sel.only.is_empty() && !only.is_match(id)) || exclude.is_match(id))
+}
+
 fn skip_reason(
     test: &Test,
     profile: &str,

@@ -37,10 +37,15 @@ async fn start_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<St
     let x = run.ctx.client.send(req).await.map_err(|e| StepFail::undecided(step, format!("request failed: {e}")))?;
     run.keep(x.to_evidence(Some(step), &run.ctx.redactor));
     let v = x.json().map_err(|e| StepFail::violation(step, format!("SendMessage answer is not JSON: {e}")))?;
-    v.pointer("/result/task/id")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| StepFail::violation(step, format!("SendMessage did not return a task: {}", compact(&v))))
+    v.pointer("/result/task/id").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
+        StepFail::Violation(crate::report::Failure {
+            message: "SendMessage did not return a task".into(),
+            step_id: Some(step.into()),
+            pointer: Some("/result/task/id".into()),
+            expected: Some("{\"result\": {\"task\": {\"id\": …}}}".into()),
+            actual: Some(compact(&v)),
+        })
+    })
 }
 
 async fn subscribe(
@@ -142,7 +147,12 @@ async fn concurrent_subscribers(run: &mut CheckRun<'_>, params: &Value) -> Resul
             let why = if hang_up.is_some() { " after the other subscriber hung up" } else { "" };
             return Err(StepFail::violation(
                 name,
-                format!("the stream ended before a terminal state{why} (last: {last_state:?})"),
+                format!(
+                    "the stream ended before a terminal state{why} (last state: {})",
+                    last_state
+                        .map(|v| v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string()))
+                        .unwrap_or_else(|| "none".into())
+                ),
             ));
         }
     }

@@ -137,6 +137,7 @@ pub async fn run_all(
     checks: Vec<PlannedCheck>,
     jobs: usize,
     timeout: Duration,
+    wire_schema_selected: bool,
     sink: &mut dyn FnMut(&RunEvent),
 ) -> Vec<CheckResult> {
     let sem = Arc::new(Semaphore::new(jobs.max(1)));
@@ -175,7 +176,13 @@ pub async fn run_all(
         }
     }
     let mut out: Vec<CheckResult> = results.into_iter().flatten().collect();
-    let wire = wire_schema_result(&ctx, &out);
+    let mut wire = wire_schema_result(&ctx, &out);
+    if !wire_schema_selected {
+        wire.outcome = Outcome::Skip;
+        wire.failure = None;
+        wire.skip_reason = Some(crate::report::SkipReason::Filtered);
+        wire.skip_detail = Some("excluded by --only / --exclude".into());
+    }
     sink(&RunEvent::CheckStarted { id: wire.id.clone() });
     sink(&RunEvent::CheckFinished(Box::new(wire.clone())));
     out.push(wire);
@@ -351,10 +358,13 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step) -> Result<(), StepFail> {
                 .map_err(|e| StepFail::undecided(&step.id, format!("repeat.until: {e}")))?;
             if !done {
                 if attempt >= attempts {
-                    return Err(StepFail::violation(
-                        &step.id,
-                        format!("`{}` still did not hold after {attempts} attempts", rep.until),
-                    ));
+                    return Err(StepFail::Violation(Failure {
+                        message: format!("`{}` still did not hold after {attempts} attempts", rep.until),
+                        step_id: Some(step.id.clone()),
+                        pointer: None,
+                        expected: Some(rep.until.clone()),
+                        actual: Some(compact(&peek_root(&answer))),
+                    }));
                 }
                 let base = rep.delay_ms.unwrap_or(1000).min(30_000);
                 let delay = match rep.backoff.as_deref() {
