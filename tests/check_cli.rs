@@ -277,7 +277,7 @@ fn header_values_never_leak_into_output_or_reports() {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .any(|h| h.as_str().is_some_and(|h| h.to_ascii_lowercase() == "x-api-key: [redacted]"))
+                .any(|h| h.as_str().is_some_and(|h| h.eq_ignore_ascii_case("x-api-key: [redacted]")))
         }),
         "no evidence shows the (redacted) X-Api-Key header"
     );
