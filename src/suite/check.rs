@@ -172,7 +172,10 @@ pub async fn run(opts: &CheckOptions, sink: &mut dyn FnMut(&RunEvent)) -> Result
     // Push config checks need a webhook URL even when nothing is delivered, so the receiver runs
     // whenever any push-related check does.
     let needs_webhook = checks.iter().any(|c| {
-        c.skip.is_none() && (c.profile == "push" || c.test.runner_requirements.iter().any(|r| r == "webhook_endpoint"))
+        c.skip.is_none()
+            && (c.profile == "push"
+                || c.test.runner_requirements.iter().any(|r| r == "webhook_endpoint")
+                || serde_json::to_string(&c.test).is_ok_and(|t| t.contains("{{webhookUrl}}")))
     });
     let webhook = if needs_webhook {
         Some(Arc::new(WebhookReceiver::start(opts.webhook_bind, opts.webhook_url.clone()).await.map_err(|e| {
