@@ -1,4 +1,4 @@
-//! Embeds the data directories (scenarios, suites, later faults) so that an installed binary
+//! Embeds the data directories (scenarios, suites, faults) so that an installed binary
 //! needs no files: each becomes a `&[(name, contents)]` slice in OUT_DIR.
 
 use std::{env, fs, path::Path};
@@ -23,4 +23,5 @@ fn embed(dir: &str, out_name: &str) {
 fn main() {
     embed("mock-peer/scenarios", "builtin_scenarios.rs");
     embed("suites/server", "builtin_suites.rs");
+    embed("mock-peer/faults", "builtin_faults.rs");
 }

@@ -10,6 +10,7 @@ use crate::client::commands::{ClientCommand, ClientOptions, parse_headers};
 use crate::client::http::ClientConfig;
 use crate::protocol::limits::Limits;
 use crate::report::{RunEvent, Sink as _};
+use crate::server::faults::FaultCatalogue;
 use crate::server::{ExtendedCard, MissingVersion, MockConfig, MockServer, WebhookPolicy};
 use crate::suite::check::{self, CheckOptions, Format};
 
@@ -29,6 +30,15 @@ pub enum Command {
     Check(CheckArgs),
     /// Serve a spec-exact A2A 1.0 mock agent (JSON-RPC + SSE) on a local port.
     Mock(MockArgs),
+    /// The mock's catalogue of named spec violations.
+    Faults {
+        /// What to do with it.
+        #[command(subcommand)]
+        command: FaultsCommand,
+    },
+    /// Prove the checks: run them against the clean mock and against the mock committing each
+    /// fault alone, and print the kill matrix.
+    Selftest(SelftestArgs),
     /// Talk to any A2A agent by hand; prints JSON (one line per stream event).
     Client {
         /// What to send.
@@ -96,6 +106,30 @@ pub struct CheckArgs {
     /// No colours in the summary.
     #[arg(long)]
     pub no_color: bool,
+}
+
+/// `a2a-conform faults ...`.
+#[derive(Debug, Subcommand)]
+pub enum FaultsCommand {
+    /// List every fault: id, spec section, description.
+    List,
+}
+
+/// Options of `a2a-conform selftest`.
+#[derive(Debug, Args)]
+pub struct SelftestArgs {
+    /// Mock + check runs at once.
+    #[arg(long, default_value_t = 6)]
+    pub parallel: usize,
+    /// Checks at once within one run.
+    #[arg(long, default_value_t = 4)]
+    pub jobs: usize,
+    /// Only this fault (repeatable).
+    #[arg(long = "fault", value_name = "ID")]
+    pub faults: Vec<String>,
+    /// Directory for matrix.json.
+    #[arg(long, default_value = "a2a-conform-selftest")]
+    pub out: PathBuf,
 }
 
 /// `--behaviors` values.
@@ -186,6 +220,9 @@ pub struct MockArgs {
     /// Cache-Control max-age of the agent card, in seconds.
     #[arg(long, default_value_t = 300)]
     pub card_max_age: u64,
+    /// Commit a named spec violation (repeatable); see `a2a-conform faults list`.
+    #[arg(long = "fault", value_name = "ID")]
+    pub faults: Vec<String>,
     /// Resource bounds.
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -245,9 +282,18 @@ impl From<&LimitArgs> for Limits {
 
 impl MockArgs {
     /// The mock configuration these flags describe.
-    pub fn to_config(&self) -> MockConfig {
+    pub fn to_config(&self) -> anyhow::Result<MockConfig> {
         let defaults = MockConfig::default();
-        MockConfig {
+        let catalogue = FaultCatalogue::builtin()?;
+        let faults = self
+            .faults
+            .iter()
+            .map(|id| {
+                catalogue.get(id).ok_or_else(|| anyhow::anyhow!("unknown fault {id:?}; see `a2a-conform faults list`"))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok(MockConfig {
+            faults,
             name: self.name.clone(),
             streaming: !self.no_streaming,
             push_notifications: !self.no_push,
@@ -275,7 +321,7 @@ impl MockArgs {
             scenario_dir: self.scenarios.clone(),
             limits: Limits::from(&self.limits),
             card_max_age_secs: self.card_max_age,
-        }
+        })
     }
 }
 
@@ -358,10 +404,34 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
 pub async fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Check(args) => run_check(args).await,
+        Command::Faults { command: FaultsCommand::List } => {
+            let catalogue = FaultCatalogue::builtin()?;
+            for f in catalogue.all() {
+                println!("{:<40} §{:<8} {}", f.id, f.section, f.description);
+            }
+            println!("{} faults", catalogue.len());
+            Ok(0)
+        }
+        Command::Selftest(args) => {
+            let opts = crate::suite::selftest::SelftestOptions {
+                parallel_runs: args.parallel.max(1),
+                jobs: args.jobs.max(1),
+                faults: args.faults.clone(),
+                ..Default::default()
+            };
+            let matrix = crate::suite::selftest::run(&opts).await.map_err(|e| anyhow::anyhow!(e))?;
+            print!("{}", matrix.summary());
+            std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+            let path = args.out.join("matrix.json");
+            std::fs::write(&path, serde_json::to_string_pretty(&matrix)? + "\n")
+                .with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("wrote {}", path.display());
+            Ok(if matrix.ok() { 0 } else { 1 })
+        }
         Command::Client { command, options } => crate::client::commands::run(command, options).await,
         Command::Mock(args) => {
             let addr = SocketAddr::new(args.host, args.port);
-            let server = MockServer::bind(args.to_config(), addr)
+            let server = MockServer::bind(args.to_config()?, addr)
                 .await
                 .with_context(|| format!("starting the mock peer on {addr}"))?;
             // The first line is the contract scripts rely on.

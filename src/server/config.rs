@@ -76,6 +76,8 @@ pub struct MockConfig {
     pub limits: Limits,
     /// `Cache-Control: max-age` of the card, in seconds.
     pub card_max_age_secs: u64,
+    /// Spec violations to commit on purpose (`--fault`); empty for a faithful mock.
+    pub faults: Vec<std::sync::Arc<super::faults::Fault>>,
 }
 
 impl Default for MockConfig {
@@ -98,6 +100,7 @@ impl Default for MockConfig {
             scenario_dir: None,
             limits: Limits::default(),
             card_max_age_secs: 300,
+            faults: Vec::new(),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod card;
 pub mod config;
+pub mod faults;
 pub mod methods;
 pub mod push;
 pub mod rpc;
@@ -80,6 +81,7 @@ impl App {
             policy: config.webhooks,
             timeout: Duration::from_millis(config.push_timeout_ms),
             retries: config.push_retries,
+            faults: faults::ActiveFaults(config.faults.clone()),
         });
         Ok(App { card: CardDocument::new(public), extended_card, scenarios, store, push, config })
     }
@@ -118,11 +120,18 @@ async fn serve_card(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
 /// The mock's routes: the well-known card and the JSON-RPC endpoint (with or without a trailing
 /// slash). Usable without a socket through `tower::ServiceExt::oneshot`.
 pub fn router(app: Arc<App>) -> Router {
-    Router::new()
+    let active = Arc::new(faults::ActiveFaults(app.config.faults.clone()));
+    let routes = Router::new()
         .route(WELL_KNOWN_PATH, get(serve_card))
         .route(RPC_PATH, post(rpc::endpoint))
         .route(&format!("{RPC_PATH}/"), post(rpc::endpoint))
-        .with_state(app)
+        .with_state(app);
+    // A faithful mock pays nothing for the fault machinery.
+    if active.is_empty() {
+        routes
+    } else {
+        routes.layer(axum::middleware::from_fn_with_state(active, faults::layer::commit))
+    }
 }
 
 /// A running mock peer on a local port.

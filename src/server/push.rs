@@ -122,6 +122,8 @@ pub struct PushDispatcher {
     pub timeout: Duration,
     /// Extra attempts after a failure.
     pub retries: u32,
+    /// Faults the mock commits in deliveries.
+    pub faults: super::faults::ActiveFaults,
 }
 
 /// The outcome of delivering one event to one webhook.
@@ -146,6 +148,27 @@ pub enum DeliveryOutcome {
 impl PushDispatcher {
     /// Delivers one body to one webhook, re-checking the destination first.
     pub async fn deliver(&self, cfg: &TaskPushNotificationConfig, body: &[u8]) -> DeliveryOutcome {
+        use super::faults::Mutation;
+        let muts = || self.faults.mutations();
+        if muts().any(|m| matches!(m, Mutation::PushSkip)) {
+            return DeliveryOutcome::Failed { reason: "skipped (fault)".into(), attempts: 0 };
+        }
+        let faulted;
+        let body = if self.faults.is_empty() {
+            body
+        } else {
+            let mut v: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+            super::faults::apply::mutate_push(&self.faults, &mut v);
+            faulted = serde_json::to_vec(&v).unwrap_or_default();
+            &faulted
+        };
+        let content_type = muts()
+            .find_map(|m| match m {
+                Mutation::PushContentType { value } => Some(value.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| PUSH_CONTENT_TYPE.to_owned());
+        let send_auth = !muts().any(|m| matches!(m, Mutation::PushDropAuth));
         let dest = match check_destination(&cfg.url, self.policy).await {
             Ok(d) => d,
             Err(reason) => return DeliveryOutcome::Failed { reason, attempts: 0 },
@@ -166,9 +189,9 @@ impl PushDispatcher {
         for attempt in 1..=attempts {
             let mut req = client
                 .post(dest.url.clone())
-                .header(reqwest::header::CONTENT_TYPE, PUSH_CONTENT_TYPE)
+                .header(reqwest::header::CONTENT_TYPE, content_type.as_str())
                 .body(body.to_vec());
-            if let Some(auth) = cfg.authentication.as_ref().filter(|a| !a.credentials.is_empty()) {
+            if let Some(auth) = cfg.authentication.as_ref().filter(|a| send_auth && !a.credentials.is_empty()) {
                 req = req.header(reqwest::header::AUTHORIZATION, format!("{} {}", auth.scheme, auth.credentials));
             }
             if !cfg.token.is_empty() {

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, to_bytes};
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -136,6 +136,36 @@ fn parse_envelope(body: &[u8]) -> Result<(RequestId, String, Value), (Option<Req
     Ok((id, method, params))
 }
 
+/// Most bytes read and thrown away after a body went over the limit, and for how long: draining
+/// lets the client finish writing and read the error instead of a broken pipe.
+const DRAIN_BYTES: usize = 64 * 1024 * 1024;
+const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The body if it fits in `limit`; `None` (after a bounded drain) if it does not.
+async fn read_bounded(body: Body, limit: usize) -> Option<bytes::Bytes> {
+    use futures::StreamExt as _;
+    let mut stream = body.into_data_stream();
+    let mut buf = bytes::BytesMut::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.ok()?;
+        if buf.len() + chunk.len() > limit {
+            let mut drained = buf.len() + chunk.len();
+            let drain = async {
+                while let Some(Ok(c)) = stream.next().await {
+                    drained += c.len();
+                    if drained > DRAIN_BYTES {
+                        break;
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(DRAIN_TIME, drain).await;
+            return None;
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Some(buf.freeze())
+}
+
 /// The JSON-RPC endpoint handler.
 pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri, body: Body) -> Response {
     let limits = &app.config.limits;
@@ -152,9 +182,9 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
             );
         }
     }
-    let bytes = match to_bytes(body, limits.max_request_bytes).await {
-        Ok(b) => b,
-        Err(_) => {
+    let bytes = match read_bounded(body, limits.max_request_bytes).await {
+        Some(b) => b,
+        None => {
             let e = RpcError::new(
                 ErrorCode::InvalidRequest,
                 format!("Request payload validation error: the body exceeds {} bytes", limits.max_request_bytes),

@@ -127,7 +127,7 @@ fn load_suites(opts: &CheckOptions) -> Result<Vec<LoadedSuite>, CheckError> {
 }
 
 /// Runs the whole check against `opts.target`, sending events to `sink`.
-pub async fn run(opts: &CheckOptions, sink: &mut dyn FnMut(&RunEvent)) -> Result<CheckOutcome, CheckError> {
+pub async fn run(opts: &CheckOptions, sink: &mut (dyn FnMut(&RunEvent) + Send)) -> Result<CheckOutcome, CheckError> {
     let started = Instant::now();
     let started_at = report::json::now_rfc3339();
     let suites = load_suites(opts)?;
@@ -219,7 +219,7 @@ fn legacy_outcome(
     fields: &[&str],
     started: Instant,
     started_at: String,
-    sink: &mut dyn FnMut(&RunEvent),
+    sink: &mut (dyn FnMut(&RunEvent) + Send),
 ) -> Result<CheckOutcome, CheckError> {
     use crate::report::{CheckResult, Failure, Level, Outcome, SpecRef};
     let result = CheckResult {
@@ -302,7 +302,7 @@ fn finish(
     info: RunInfo,
     results: Vec<crate::report::CheckResult>,
     duration_ms: u64,
-    sink: &mut dyn FnMut(&RunEvent),
+    sink: &mut (dyn FnMut(&RunEvent) + Send),
 ) -> Result<CheckOutcome, CheckError> {
     let report = report::build_report(&info, &results, duration_ms);
     sink(&RunEvent::RunFinished { verdict: report_verdict(&results), duration_ms });

@@ -10,5 +10,6 @@ pub mod plan;
 pub mod probes;
 pub mod runner;
 pub mod schema;
+pub mod selftest;
 pub mod template;
 pub mod webhook;

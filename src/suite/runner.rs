@@ -138,7 +138,7 @@ pub async fn run_all(
     jobs: usize,
     timeout: Duration,
     wire_schema_selected: bool,
-    sink: &mut dyn FnMut(&RunEvent),
+    sink: &mut (dyn FnMut(&RunEvent) + Send),
 ) -> Vec<CheckResult> {
     let sem = Arc::new(Semaphore::new(jobs.max(1)));
     let (tx, mut rx) = mpsc::unbounded_channel::<(usize, Option<CheckResult>)>();

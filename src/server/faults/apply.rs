@@ -1,0 +1,395 @@
+//! The mutations as pure functions on JSON values and SSE frames, so each is testable alone.
+
+use serde_json::{Map, Value};
+
+use super::{ActiveFaults, Mutation, Target};
+
+/// True if a mutation limited to `methods` applies to a request for `method`.
+pub fn applies(methods: &[String], method: Option<&str>) -> bool {
+    methods.is_empty() || method.is_some_and(|m| methods.iter().any(|x| x == m))
+}
+
+fn rename_key(v: &mut Value, from: &str, to: &str) {
+    match v {
+        Value::Object(m) => {
+            if let Some(x) = m.remove(from) {
+                m.insert(to.to_owned(), x);
+            }
+            m.values_mut().for_each(|x| rename_key(x, from, to));
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| rename_key(x, from, to)),
+        _ => {}
+    }
+}
+
+fn drop_key(v: &mut Value, key: &str) {
+    match v {
+        Value::Object(m) => {
+            m.remove(key);
+            m.values_mut().for_each(|x| drop_key(x, key));
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| drop_key(x, key)),
+        _ => {}
+    }
+}
+
+fn replace_string(v: &mut Value, from: &str, to: &Value) {
+    match v {
+        Value::String(s) if s == from => *v = to.clone(),
+        Value::Object(m) => m.values_mut().for_each(|x| replace_string(x, from, to)),
+        Value::Array(a) => a.iter_mut().for_each(|x| replace_string(x, from, to)),
+        _ => {}
+    }
+}
+
+/// Splits a JSON pointer into its parent pointer and last token (unescaped).
+fn split_pointer(pointer: &str) -> Option<(&str, String)> {
+    let i = pointer.rfind('/')?;
+    Some((&pointer[..i], pointer[i + 1..].replace("~1", "/").replace("~0", "~")))
+}
+
+/// Removes the value at a pointer.
+pub fn drop_pointer(v: &mut Value, pointer: &str) {
+    let Some((parent, last)) = split_pointer(pointer) else { return };
+    match v.pointer_mut(parent) {
+        Some(Value::Object(m)) => {
+            m.remove(&last);
+        }
+        Some(Value::Array(a)) => {
+            if let Ok(i) = last.parse::<usize>()
+                && i < a.len()
+            {
+                a.remove(i);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Sets the value at a pointer, creating the last member of an existing object.
+pub fn set_pointer(v: &mut Value, pointer: &str, value: Value) {
+    if pointer.is_empty() {
+        *v = value;
+        return;
+    }
+    let Some((parent, last)) = split_pointer(pointer) else { return };
+    match v.pointer_mut(parent) {
+        Some(Value::Object(m)) => {
+            m.insert(last, value);
+        }
+        Some(Value::Array(a)) => {
+            if let Ok(i) = last.parse::<usize>()
+                && i < a.len()
+            {
+                a[i] = value;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Applies a value-level mutation (rename, drop, set, replace) to a target root.
+fn value_mutation(m: &Mutation, root: &mut Value) {
+    match m {
+        Mutation::RenameKey { from, to, .. } => rename_key(root, from, to),
+        Mutation::DropKey { key, pointer, .. } => {
+            if let Some(p) = pointer {
+                drop_pointer(root, p);
+            } else if let Some(k) = key {
+                drop_key(root, k);
+            }
+        }
+        Mutation::Set { pointer, value, .. } => set_pointer(root, pointer, value.clone()),
+        Mutation::ReplaceString { from, to, .. } => replace_string(root, from, to),
+        _ => {}
+    }
+}
+
+fn value_target(m: &Mutation) -> Option<(Target, &[String])> {
+    match m {
+        Mutation::RenameKey { target, methods, .. }
+        | Mutation::DropKey { target, methods, .. }
+        | Mutation::Set { target, methods, .. }
+        | Mutation::ReplaceString { target, methods, .. } => Some((*target, methods)),
+        _ => None,
+    }
+}
+
+/// Applies every request-side mutation to a JSON-RPC request envelope.
+pub fn mutate_request(faults: &ActiveFaults, envelope: &mut Value) {
+    let method = envelope.get("method").and_then(Value::as_str).map(str::to_owned);
+    for m in faults.mutations() {
+        match m {
+            Mutation::RequestDrop { pointer, methods } if applies(methods, method.as_deref()) => {
+                drop_pointer(envelope, pointer)
+            }
+            Mutation::RequestSet { pointer, value, methods } if applies(methods, method.as_deref()) => {
+                set_pointer(envelope, pointer, value.clone())
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Applies every response-side mutation to one JSON-RPC response envelope (an answer, or one
+/// stream event's payload) for `method`.
+pub fn mutate_response(faults: &ActiveFaults, method: Option<&str>, envelope: &mut Value) {
+    for m in faults.mutations() {
+        match m {
+            Mutation::UnwrapResult { member, methods } if applies(methods, method) => {
+                if let Some(inner) = envelope.pointer(&format!("/result/{member}")).cloned() {
+                    envelope["result"] = inner;
+                }
+            }
+            Mutation::ErrorCode { from, to, methods } if applies(methods, method) => {
+                if let Some(code) = envelope.pointer_mut("/error/code")
+                    && from.is_none_or(|f| code.as_i64() == Some(f))
+                {
+                    *code = Value::from(*to);
+                }
+            }
+            Mutation::ErrorToResult { code, value, methods } if applies(methods, method) => {
+                let hit = envelope.get("error").is_some_and(|e| code.is_none_or(|c| e["code"].as_i64() == Some(c)));
+                if hit && let Value::Object(o) = envelope {
+                    o.remove("error");
+                    o.insert("result".into(), value.clone());
+                }
+            }
+            other => {
+                let Some((target, methods)) = value_target(other) else { continue };
+                if !applies(methods, method) {
+                    continue;
+                }
+                let root = match target {
+                    Target::Result => envelope.get_mut("result"),
+                    Target::Error => envelope.get_mut("error"),
+                    Target::Envelope => Some(&mut *envelope),
+                    Target::Card | Target::Push => None,
+                };
+                if let Some(root) = root {
+                    value_mutation(other, root);
+                }
+            }
+        }
+    }
+}
+
+/// Applies card-targeted mutations.
+pub fn mutate_card(faults: &ActiveFaults, card: &mut Value) {
+    for m in faults.mutations() {
+        if let Some((Target::Card, _)) = value_target(m) {
+            value_mutation(m, card);
+        }
+    }
+}
+
+/// Applies push-targeted value mutations to a push body.
+pub fn mutate_push(faults: &ActiveFaults, body: &mut Value) {
+    for m in faults.mutations() {
+        if let Some((Target::Push, _)) = value_target(m) {
+            value_mutation(m, body);
+        }
+    }
+    if faults.mutations().any(|m| matches!(m, Mutation::PushWrapJsonrpc)) {
+        let inner = std::mem::take(body);
+        let mut env = Map::new();
+        env.insert("jsonrpc".into(), "2.0".into());
+        env.insert("id".into(), "push".into());
+        env.insert("result".into(), inner);
+        *body = Value::Object(env);
+    }
+}
+
+/// One SSE event as the mock frames it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    /// The `id:` field.
+    pub id: Option<String>,
+    /// The joined `data:` lines.
+    pub data: String,
+}
+
+/// Parses the mock's own SSE output (complete events; comments are dropped).
+pub fn parse_frames(text: &str) -> Vec<Frame> {
+    let mut out = Vec::new();
+    for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
+        let mut id = None;
+        let mut data = Vec::new();
+        for line in block.lines() {
+            if let Some(v) = line.strip_prefix("id: ") {
+                id = Some(v.to_owned());
+            } else if let Some(v) = line.strip_prefix("data: ") {
+                data.push(v);
+            }
+        }
+        if !data.is_empty() {
+            out.push(Frame { id, data: data.join("\n") });
+        }
+    }
+    out
+}
+
+/// Stream-level state: positions seen so far and frames held back for a swap.
+#[derive(Debug, Default)]
+pub struct StreamState {
+    seen: usize,
+    per_kind: std::collections::HashMap<String, usize>,
+    held: Vec<(usize, Frame)>,
+}
+
+fn kind_of(data: &Value) -> Option<String> {
+    data.get("result").and_then(Value::as_object).and_then(|o| o.keys().next().cloned())
+}
+
+/// Applies stream mutations to the next frames; returns what to send now. Call with `finished`
+/// at the end to release anything held back.
+pub fn mutate_frames(
+    faults: &ActiveFaults,
+    method: Option<&str>,
+    st: &mut StreamState,
+    frames: Vec<Frame>,
+    finished: bool,
+) -> Vec<Frame> {
+    let mut out: Vec<(usize, Frame)> = Vec::new();
+    for mut f in frames {
+        let pos = st.seen;
+        st.seen += 1;
+        let mut v: Value = match serde_json::from_str(&f.data) {
+            Ok(v) => v,
+            Err(_) => {
+                out.push((pos, f));
+                continue;
+            }
+        };
+        let kind = kind_of(&v).unwrap_or_default();
+        let nth = {
+            let c = st.per_kind.entry(kind.clone()).or_default();
+            *c += 1;
+            *c - 1
+        };
+        let mut drop = false;
+        let mut copies = 1;
+        for m in faults.mutations() {
+            match m {
+                Mutation::SseDrop { kind: k, nth: n, methods } if applies(methods, method) => {
+                    if *k == kind && n.is_none_or(|n| n == nth) {
+                        drop = true;
+                    }
+                }
+                Mutation::SseDuplicate { index, methods } if applies(methods, method) && *index == pos => copies = 2,
+                Mutation::SseIds { same, methods } if applies(methods, method) => f.id = same.clone(),
+                _ => {}
+            }
+        }
+        if drop {
+            continue;
+        }
+        mutate_response(faults, method, &mut v);
+        if faults.mutations().any(|m| matches!(m, Mutation::SseBareEvents { methods } if applies(methods, method))) {
+            v = v.get("result").cloned().unwrap_or(v);
+        }
+        f.data = v.to_string();
+        for _ in 0..copies {
+            out.push((pos, f.clone()));
+        }
+    }
+    // Swaps: hold frames until both positions have been seen.
+    let swaps: Vec<(usize, usize)> = faults
+        .mutations()
+        .filter_map(|m| match m {
+            Mutation::SseSwap { a, b, methods } if applies(methods, method) => Some((*a.min(b), *a.max(b))),
+            _ => None,
+        })
+        .collect();
+    if swaps.is_empty() {
+        return out.into_iter().map(|(_, f)| f).collect();
+    }
+    st.held.extend(out);
+    let horizon = swaps.iter().map(|(_, b)| *b).max().unwrap_or(0);
+    if !finished && st.seen <= horizon {
+        return Vec::new();
+    }
+    let mut held = std::mem::take(&mut st.held);
+    for (a, b) in swaps {
+        let ia = held.iter().position(|(p, _)| *p == a);
+        let ib = held.iter().position(|(p, _)| *p == b);
+        if let (Some(ia), Some(ib)) = (ia, ib) {
+            held.swap(ia, ib);
+        }
+    }
+    held.into_iter().map(|(_, f)| f).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::faults::Fault;
+    use serde_json::json;
+    use std::sync::Arc;
+
+    fn active(mutations: Value) -> ActiveFaults {
+        let f: Fault =
+            serde_json::from_value(json!({"id": "F", "section": "1", "description": "d", "mutations": mutations}))
+                .unwrap();
+        ActiveFaults(vec![Arc::new(f)])
+    }
+
+    #[test]
+    fn value_mutations_change_only_their_target() {
+        let f = active(json!([
+            {"op": "replace_string", "from": "TASK_STATE_COMPLETED", "to": "completed"},
+            {"op": "drop_key", "key": "contextId", "methods": ["GetTask"]}
+        ]));
+        let mut env = json!({"jsonrpc": "2.0", "id": 1, "result": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}});
+        mutate_response(&f, Some("SendMessage"), &mut env);
+        assert_eq!(env["result"]["status"]["state"], "completed");
+        assert_eq!(env["result"]["contextId"], "c", "drop_key is limited to GetTask");
+        mutate_response(&f, Some("GetTask"), &mut env);
+        assert!(env["result"].get("contextId").is_none());
+    }
+
+    #[test]
+    fn unwrap_and_error_mutations() {
+        let f = active(
+            json!([{"op": "unwrap_result", "member": "task"}, {"op": "error_code", "from": -32001, "to": -32603}]),
+        );
+        let mut ok = json!({"result": {"task": {"id": "t"}}});
+        mutate_response(&f, None, &mut ok);
+        assert_eq!(ok["result"], json!({"id": "t"}));
+        let mut err = json!({"error": {"code": -32001, "message": "m"}});
+        mutate_response(&f, None, &mut err);
+        assert_eq!(err["error"]["code"], -32603);
+    }
+
+    #[test]
+    fn stream_drop_swap_and_duplicate() {
+        let frames = |n: usize| -> Vec<Frame> {
+            (0..n)
+                .map(|i| {
+                    let kind = if i == 0 { "task" } else { "statusUpdate" };
+                    Frame { id: Some(i.to_string()), data: json!({"result": {kind: {"n": i}}}).to_string() }
+                })
+                .collect()
+        };
+        let ids = |fs: &[Frame]| fs.iter().map(|f| f.id.clone().unwrap_or_default()).collect::<Vec<_>>();
+        let f = active(json!([{"op": "sse_drop", "kind": "task"}]));
+        assert_eq!(ids(&mutate_frames(&f, None, &mut StreamState::default(), frames(3), true)), ["1", "2"]);
+        let f = active(json!([{"op": "sse_swap", "a": 1, "b": 2}]));
+        let mut st = StreamState::default();
+        let first = mutate_frames(&f, None, &mut st, frames(2), false);
+        assert!(first.is_empty(), "held until position 2 arrives");
+        let all = frames(3);
+        let rest = mutate_frames(&f, None, &mut st, all[2..].to_vec(), true);
+        assert_eq!(ids(&rest), ["0", "2", "1"]);
+        let f = active(json!([{"op": "sse_duplicate", "index": 1}]));
+        assert_eq!(ids(&mutate_frames(&f, None, &mut StreamState::default(), frames(3), true)), ["0", "1", "1", "2"]);
+    }
+
+    #[test]
+    fn request_mutations() {
+        let f = active(json!([{"op": "request_drop", "pointer": "/params/historyLength"}]));
+        let mut req = json!({"method": "GetTask", "params": {"id": "t", "historyLength": 1}});
+        mutate_request(&f, &mut req);
+        assert_eq!(req, json!({"method": "GetTask", "params": {"id": "t"}}));
+    }
+}

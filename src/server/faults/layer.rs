@@ -1,0 +1,198 @@
+//! The middleware that makes the mock commit its active faults: it rewrites requests before the
+//! mock sees them and responses (JSON answers, SSE streams, the card) after it produced them.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{Body, to_bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use bytes::Bytes;
+use futures::StreamExt;
+use serde_json::Value;
+
+use super::apply::{self, StreamState, applies};
+use super::{ActiveFaults, Mutation};
+use crate::protocol::sse::encode_event;
+use crate::server::card::WELL_KNOWN_PATH;
+
+/// Largest body the fault layer rewrites; larger ones pass through untouched.
+const MAX_REWRITE: usize = 64 * 1024 * 1024;
+
+const HTML: &str = "<!doctype html><html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>";
+
+fn on_matches(on: &Option<String>, is_card: bool) -> bool {
+    match on.as_deref() {
+        Some("card") => is_card,
+        Some("rpc") => !is_card,
+        _ => true,
+    }
+}
+
+/// Axum middleware committing `faults`.
+pub async fn commit(State(faults): State<Arc<ActiveFaults>>, req: Request, next: Next) -> Response {
+    let is_card = req.uri().path() == WELL_KNOWN_PATH;
+    let (mut parts, body) = req.into_parts();
+    for m in faults.mutations() {
+        match m {
+            Mutation::RequestDropHeader { name } => {
+                parts.headers.remove(name.as_str());
+            }
+            Mutation::RequestSetHeader { name, value } => {
+                if let (Ok(n), Ok(v)) = (HeaderName::try_from(name.as_str()), HeaderValue::from_str(value)) {
+                    parts.headers.insert(n, v);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut method: Option<String> = None;
+    let body = if is_card {
+        body
+    } else {
+        match to_bytes(body, MAX_REWRITE).await {
+            Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
+                Ok(mut env) if env.is_object() => {
+                    method = env.get("method").and_then(Value::as_str).map(str::to_owned);
+                    apply::mutate_request(&faults, &mut env);
+                    parts.headers.remove(header::CONTENT_LENGTH);
+                    Body::from(env.to_string())
+                }
+                _ => Body::from(bytes),
+            },
+            Err(_) => {
+                return Response::builder()
+                    .status(StatusCode::PAYLOAD_TOO_LARGE)
+                    .body(Body::empty())
+                    .unwrap_or_default();
+            }
+        }
+    };
+    for m in faults.mutations() {
+        if let Mutation::Stall { ms, methods } = m
+            && applies(methods, method.as_deref())
+        {
+            tokio::time::sleep(Duration::from_millis(*ms)).await;
+        }
+    }
+    let resp = next.run(Request::from_parts(parts, body)).await;
+    rewrite_response(&faults, method, is_card, resp).await
+}
+
+async fn rewrite_response(
+    faults: &Arc<ActiveFaults>,
+    method: Option<String>,
+    is_card: bool,
+    resp: Response,
+) -> Response {
+    let (mut parts, body) = resp.into_parts();
+    let ct = parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    let m = method.as_deref();
+    let mut body = if ct.starts_with("text/event-stream") {
+        rewrite_stream(faults.clone(), method.clone(), body)
+    } else if ct.starts_with("application/json") {
+        match to_bytes(body, MAX_REWRITE).await {
+            Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
+                Ok(mut v) => {
+                    if is_card {
+                        apply::mutate_card(faults, &mut v);
+                    } else {
+                        apply::mutate_response(faults, m, &mut v);
+                    }
+                    parts.headers.remove(header::CONTENT_LENGTH);
+                    Body::from(if is_card {
+                        serde_json::to_vec_pretty(&v).unwrap_or_default()
+                    } else {
+                        v.to_string().into_bytes()
+                    })
+                }
+                Err(_) => Body::from(bytes),
+            },
+            Err(_) => Body::empty(),
+        }
+    } else {
+        body
+    };
+    for mu in faults.mutations() {
+        match mu {
+            Mutation::HttpStatus { status, on, methods } if on_matches(on, is_card) && applies(methods, m) => {
+                if let Ok(s) = StatusCode::from_u16(*status) {
+                    parts.status = s;
+                }
+            }
+            Mutation::ContentType { value, on, methods } if on_matches(on, is_card) && applies(methods, m) => {
+                if let Ok(v) = HeaderValue::from_str(value) {
+                    parts.headers.insert(header::CONTENT_TYPE, v);
+                }
+            }
+            Mutation::HtmlBody { on, methods } if on_matches(on, is_card) && applies(methods, m) => {
+                parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+                parts.headers.remove(header::CONTENT_LENGTH);
+                body = Body::from(HTML);
+            }
+            Mutation::DropResponseHeader { name, on } if on_matches(on, is_card) => {
+                parts.headers.remove(name.as_str());
+            }
+            _ => {}
+        }
+    }
+    Response::from_parts(parts, body)
+}
+
+fn rewrite_stream(faults: Arc<ActiveFaults>, method: Option<String>, body: Body) -> Body {
+    let keep_open = faults
+        .mutations()
+        .filter_map(|m| match m {
+            Mutation::SseKeepOpen { ms, methods } if applies(methods, method.as_deref()) => Some(*ms),
+            _ => None,
+        })
+        .max();
+    let encode = |frames: Vec<apply::Frame>| -> Bytes {
+        Bytes::from(frames.iter().map(|f| encode_event(f.id.as_deref(), None, &f.data)).collect::<String>())
+    };
+    struct S {
+        inner: axum::body::BodyDataStream,
+        state: StreamState,
+        done: bool,
+    }
+    let start = S { inner: body.into_data_stream(), state: StreamState::default(), done: false };
+    let stream = futures::stream::unfold(start, move |mut s| {
+        let faults = faults.clone();
+        let method = method.clone();
+        async move {
+            loop {
+                if s.done {
+                    if let Some(ms) = keep_open {
+                        tokio::time::sleep(Duration::from_millis(ms)).await;
+                    }
+                    return None;
+                }
+                match s.inner.next().await {
+                    Some(Ok(chunk)) => {
+                        let text = String::from_utf8_lossy(&chunk).into_owned();
+                        if text.starts_with(':') {
+                            return Some((Ok::<Bytes, std::io::Error>(chunk), s));
+                        }
+                        let frames = apply::parse_frames(&text);
+                        let out = apply::mutate_frames(&faults, method.as_deref(), &mut s.state, frames, false);
+                        if out.is_empty() {
+                            continue;
+                        }
+                        return Some((Ok(encode(out)), s));
+                    }
+                    Some(Err(e)) => return Some((Err(std::io::Error::other(e.to_string())), s)),
+                    None => {
+                        s.done = true;
+                        let out = apply::mutate_frames(&faults, method.as_deref(), &mut s.state, Vec::new(), true);
+                        if !out.is_empty() {
+                            return Some((Ok(encode(out)), s));
+                        }
+                    }
+                }
+            }
+        }
+    });
+    Body::from_stream(stream)
+}

@@ -1,0 +1,361 @@
+//! Named, single spec violations the mock can be told to commit (`mock --fault ID`), as data:
+//! each fault in `mock-peer/faults/*.json` is a list of generic mutations of what the mock receives
+//! or sends. The kill matrix (`a2a-conform selftest`) proves every check fails under some fault.
+
+pub mod apply;
+pub mod layer;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Fault files compiled into the binary.
+const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_faults.rs"));
+
+/// Where a response mutation applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// A JSON-RPC `result` (non-streaming answers and each stream event's result).
+    #[default]
+    Result,
+    /// A JSON-RPC `error` object.
+    Error,
+    /// The whole JSON-RPC envelope.
+    Envelope,
+    /// The public agent card.
+    Card,
+    /// The body of a push notification.
+    Push,
+}
+
+/// One generic change. `methods` (JSON-RPC method names) narrows where it applies; empty: everywhere.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Mutation {
+    /// Renames a key wherever it occurs in the target.
+    RenameKey {
+        /// Old name.
+        from: String,
+        /// New name.
+        to: String,
+        /// Target.
+        #[serde(default)]
+        target: Target,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Removes a key wherever it occurs, or only at `pointer` when given.
+    DropKey {
+        /// Key name (recursive) — or use `pointer`.
+        #[serde(default)]
+        key: Option<String>,
+        /// JSON pointer from the target root.
+        #[serde(default)]
+        pointer: Option<String>,
+        /// Target.
+        #[serde(default)]
+        target: Target,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Sets the value at a JSON pointer (creating the last member if missing).
+    Set {
+        /// JSON pointer from the target root.
+        pointer: String,
+        /// New value.
+        value: Value,
+        /// Target.
+        #[serde(default)]
+        target: Target,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Replaces every string value equal to `from`.
+    ReplaceString {
+        /// Old value.
+        from: String,
+        /// New value.
+        to: Value,
+        /// Target.
+        #[serde(default)]
+        target: Target,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Replaces the result with its member (e.g. a bare Task instead of `{task: …}`).
+    UnwrapResult {
+        /// The member to lift.
+        member: String,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Changes an error code (every code when `from` is absent).
+    ErrorCode {
+        /// Only this code.
+        #[serde(default)]
+        from: Option<i64>,
+        /// The new code.
+        to: i64,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Turns an error answer into a result answer holding `value`.
+    ErrorToResult {
+        /// Only this code.
+        #[serde(default)]
+        code: Option<i64>,
+        /// The result.
+        value: Value,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Changes the request before the mock sees it (the mock then "ignores" what was removed).
+    RequestDrop {
+        /// JSON pointer into the request envelope, e.g. `/params/historyLength`.
+        pointer: String,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Sets a value in the request before the mock sees it.
+    RequestSet {
+        /// JSON pointer into the request envelope.
+        pointer: String,
+        /// Value.
+        value: Value,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Removes a request header before the mock sees it.
+    RequestDropHeader {
+        /// Header name.
+        name: String,
+    },
+    /// Sets a request header before the mock sees it.
+    RequestSetHeader {
+        /// Header name.
+        name: String,
+        /// Value.
+        value: String,
+    },
+    /// Drops stream events of a kind (`task`, `message`, `statusUpdate`, `artifactUpdate`), all of
+    /// them or only the `nth` (0-based) of that kind.
+    SseDrop {
+        /// Event kind.
+        kind: String,
+        /// Only this occurrence.
+        #[serde(default)]
+        nth: Option<usize>,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Swaps stream events `a` and `b` (0-based positions).
+    SseSwap {
+        /// First position.
+        a: usize,
+        /// Second position.
+        b: usize,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Sends stream event `index` twice.
+    SseDuplicate {
+        /// Position.
+        index: usize,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Removes (or, with `same`, repeats) the `id:` of stream events.
+    SseIds {
+        /// Give every event this id instead of removing it.
+        #[serde(default)]
+        same: Option<String>,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Keeps a stream open this long after its last event.
+    SseKeepOpen {
+        /// Milliseconds.
+        ms: u64,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Sends stream events as bare StreamResponse objects, without the JSON-RPC envelope.
+    SseBareEvents {
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Answers with this HTTP status (body unchanged).
+    HttpStatus {
+        /// Status.
+        status: u16,
+        /// Only the card (`card`) or only JSON-RPC (`rpc`); default both.
+        #[serde(default)]
+        on: Option<String>,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Answers with this Content-Type.
+    ContentType {
+        /// The value.
+        value: String,
+        /// `card` or `rpc`; default both.
+        #[serde(default)]
+        on: Option<String>,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Answers with an HTML page instead of the body.
+    HtmlBody {
+        /// `card` or `rpc`; default both.
+        #[serde(default)]
+        on: Option<String>,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Removes a response header.
+    DropResponseHeader {
+        /// Header name.
+        name: String,
+        /// `card` or `rpc`; default both.
+        #[serde(default)]
+        on: Option<String>,
+    },
+    /// Waits before answering.
+    Stall {
+        /// Milliseconds.
+        ms: u64,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Push delivery: leave out the Authorization header.
+    PushDropAuth,
+    /// Push delivery: send with this Content-Type.
+    PushContentType {
+        /// The value.
+        value: String,
+    },
+    /// Push delivery: wrap the body in a JSON-RPC envelope.
+    PushWrapJsonrpc,
+    /// Push delivery: send nothing.
+    PushSkip,
+}
+
+/// A named single violation.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fault {
+    /// Stable id, e.g. `FAULT-ENUM-LOWERCASE`.
+    pub id: String,
+    /// Spec section violated.
+    pub section: String,
+    /// One line: what the mock does wrong.
+    pub description: String,
+    /// The mutations.
+    pub mutations: Vec<Mutation>,
+}
+
+/// A fault file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("fault {file}: {reason}")]
+pub struct FaultError {
+    /// The file.
+    pub file: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// All known faults by id.
+#[derive(Debug, Clone, Default)]
+pub struct FaultCatalogue {
+    by_id: BTreeMap<String, Arc<Fault>>,
+}
+
+impl FaultCatalogue {
+    /// The built-in catalogue.
+    pub fn builtin() -> Result<Self, FaultError> {
+        let mut c = FaultCatalogue::default();
+        for (file, text) in BUILTIN {
+            c.add(file, text)?;
+        }
+        Ok(c)
+    }
+
+    /// Adds the faults of one file (an object or an array of objects).
+    pub fn add(&mut self, file: &str, text: &str) -> Result<(), FaultError> {
+        let err = |reason: String| FaultError { file: file.to_owned(), reason };
+        let v: Value = serde_json::from_str(text).map_err(|e| err(e.to_string()))?;
+        let list = match v {
+            Value::Array(a) => a,
+            other => vec![other],
+        };
+        for item in list {
+            let f: Fault = serde_json::from_value(item).map_err(|e| err(e.to_string()))?;
+            if f.mutations.is_empty() {
+                return Err(err(format!("{} has no mutations", f.id)));
+            }
+            if self.by_id.contains_key(&f.id) {
+                return Err(err(format!("duplicate fault id {}", f.id)));
+            }
+            self.by_id.insert(f.id.clone(), Arc::new(f));
+        }
+        Ok(())
+    }
+
+    /// A fault by id.
+    pub fn get(&self, id: &str) -> Option<Arc<Fault>> {
+        self.by_id.get(id).cloned()
+    }
+
+    /// Every fault, by id.
+    pub fn all(&self) -> impl Iterator<Item = &Arc<Fault>> {
+        self.by_id.values()
+    }
+
+    /// Number of faults.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+}
+
+/// The faults a running mock commits.
+#[derive(Debug, Clone, Default)]
+pub struct ActiveFaults(pub Vec<Arc<Fault>>);
+
+impl ActiveFaults {
+    /// Every mutation of every active fault.
+    pub fn mutations(&self) -> impl Iterator<Item = &Mutation> {
+        self.0.iter().flat_map(|f| f.mutations.iter())
+    }
+
+    /// True when no fault is active.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}

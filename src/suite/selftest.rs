@@ -1,0 +1,234 @@
+//! The kill matrix: the built-in suites against the clean mock (everything must pass) and against
+//! the mock committing each catalogued fault alone (each fault must be caught, and every scored
+//! check must be killed by some fault). Checks no server fault can provoke are listed, with the
+//! reason, in `mock-peer/unkillable.json`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio::sync::Semaphore;
+
+use super::check::{self, CheckOptions};
+use crate::client::http::ClientConfig;
+use crate::report::{CheckResult, Level, Outcome};
+use crate::server::faults::{Fault, FaultCatalogue};
+use crate::server::{ExtendedCard, MockConfig, MockServer, WebhookPolicy};
+
+/// Checks that no server fault can provoke, with the reason, reviewed like code.
+pub const UNKILLABLE: &str = include_str!("../../mock-peer/unkillable.json");
+
+/// How to run the matrix.
+#[derive(Debug, Clone)]
+pub struct SelftestOptions {
+    /// Mock + check runs at once.
+    pub parallel_runs: usize,
+    /// Checks at once within one run.
+    pub jobs: usize,
+    /// Bound on one check.
+    pub timeout: Duration,
+    /// Only these faults (empty: all).
+    pub faults: Vec<String>,
+}
+
+impl Default for SelftestOptions {
+    fn default() -> Self {
+        SelftestOptions { parallel_runs: 6, jobs: 4, timeout: Duration::from_secs(30), faults: Vec::new() }
+    }
+}
+
+/// The matrix and what it proves.
+#[derive(Debug, Clone, Serialize)]
+pub struct Matrix {
+    /// Checks that did not pass against the clean mock: id → outcome and reason.
+    pub clean_problems: BTreeMap<String, String>,
+    /// Fault id → ids of the checks it killed.
+    pub kills: BTreeMap<String, Vec<String>>,
+    /// Faults no check caught.
+    pub undetected_faults: Vec<String>,
+    /// Scored checks no fault killed (and not listed as unkillable).
+    pub unkilled_checks: Vec<String>,
+    /// Listed as unkillable but killed after all (the list is stale).
+    pub stale_unkillable: Vec<String>,
+    /// Listed as unkillable: id → reason.
+    pub unkillable: BTreeMap<String, String>,
+    /// Number of scored checks (graded against the clean mock).
+    pub scored_checks: usize,
+    /// Number of faults run.
+    pub faults: usize,
+    /// Wall time.
+    pub duration_ms: u64,
+}
+
+impl Matrix {
+    /// True when the clean mock passes, every fault is caught and every scored check is killed.
+    pub fn ok(&self) -> bool {
+        self.clean_problems.is_empty()
+            && self.undetected_faults.is_empty()
+            && self.unkilled_checks.is_empty()
+            && self.stale_unkillable.is_empty()
+    }
+
+    /// The human summary `selftest` prints.
+    pub fn summary(&self) -> String {
+        let scored_killed = self.scored_checks - self.unkilled_checks.len();
+        let detected = self.faults - self.undetected_faults.len();
+        let pct = |a: usize, b: usize| if b == 0 { 100.0 } else { 100.0 * a as f64 / b as f64 };
+        let mut s = String::new();
+        if self.clean_problems.is_empty() {
+            s.push_str("clean mock: all pass\n");
+        } else {
+            s.push_str(&format!("clean mock: {} check(s) did not pass\n", self.clean_problems.len()));
+            for (id, why) in &self.clean_problems {
+                s.push_str(&format!("  {id}: {why}\n"));
+            }
+        }
+        s.push_str(&format!("faults detected: {detected}/{} ({:.0}%)\n", self.faults, pct(detected, self.faults)));
+        for f in &self.undetected_faults {
+            s.push_str(&format!("  undetected: {f} (no check fails when the mock commits it)\n"));
+        }
+        s.push_str(&format!(
+            "scored checks killed: {scored_killed}/{} ({:.0}%){}\n",
+            self.scored_checks,
+            pct(scored_killed, self.scored_checks),
+            if self.unkillable.is_empty() {
+                String::new()
+            } else {
+                format!(", {} listed as unkillable", self.unkillable.len())
+            }
+        ));
+        for c in &self.unkilled_checks {
+            s.push_str(&format!(
+                "  never killed: {c} (add a fault that makes it fail, or list it in mock-peer/unkillable.json)\n"
+            ));
+        }
+        for c in &self.stale_unkillable {
+            s.push_str(&format!("  stale: {c} is listed as unkillable but a fault kills it\n"));
+        }
+        s.push_str(&format!("runtime: {:.1} s\n", self.duration_ms as f64 / 1000.0));
+        s
+    }
+}
+
+/// True if the check caught something (a violated MUST, SHOULD or MAY).
+fn killed(r: &CheckResult) -> bool {
+    matches!(r.outcome, Outcome::Fail | Outcome::Warn) || (r.outcome == Outcome::Info && r.failure.is_some())
+}
+
+async fn run_once(faults: Vec<Arc<Fault>>, opts: &SelftestOptions) -> Result<Vec<CheckResult>, String> {
+    let token = format!("kit-{}", uuid::Uuid::new_v4().simple());
+    let config = MockConfig {
+        extended_card: ExtendedCard::Bearer(token.clone()),
+        webhooks: WebhookPolicy::AllowLoopback,
+        push_timeout_ms: 2_000,
+        push_retries: 0,
+        faults,
+        ..MockConfig::default()
+    };
+    let server = MockServer::start(config).await.map_err(|e| e.to_string())?;
+    let copts = CheckOptions {
+        target: server.url().to_owned(),
+        profiles: vec![],
+        suites: vec![],
+        no_builtin: false,
+        only: vec![],
+        exclude: vec![],
+        behaviors: true,
+        strict: false,
+        jobs: opts.jobs,
+        timeout: opts.timeout,
+        client: ClientConfig {
+            headers: vec![("Authorization".into(), format!("Bearer {token}"))],
+            timeout: Duration::from_secs(10),
+            ..ClientConfig::default()
+        },
+        webhook_bind: "127.0.0.1:0".parse().expect("literal address"),
+        webhook_url: None,
+        out: None,
+        formats: vec![],
+    };
+    let out = check::run(&copts, &mut |_| {}).await;
+    server.shutdown().await;
+    match out {
+        Ok(o) => Ok(o.report.results.into_iter().map(|r| r.result).collect()),
+        // A fault that breaks discovery is caught by the card checks; report it as such.
+        Err(e) => Ok(vec![CheckResult {
+            id: "CARD-DISC-001".into(),
+            title: "the agent card is served".into(),
+            suite: "selftest".into(),
+            profile: "core".into(),
+            level: Level::Must,
+            spec: Default::default(),
+            outcome: Outcome::Fail,
+            skip_reason: None,
+            skip_detail: None,
+            scored: true,
+            duration_ms: 0,
+            failure: Some(crate::report::Failure { message: e.to_string(), ..Default::default() }),
+            measurement: None,
+            evidence: vec![],
+        }]),
+    }
+}
+
+/// Runs the matrix.
+pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
+    let started = Instant::now();
+    let catalogue = FaultCatalogue::builtin().map_err(|e| e.to_string())?;
+    let unkillable: BTreeMap<String, String> =
+        serde_json::from_str(UNKILLABLE).map_err(|e| format!("mock-peer/unkillable.json: {e}"))?;
+    let faults: Vec<Arc<Fault>> =
+        catalogue.all().filter(|f| opts.faults.is_empty() || opts.faults.contains(&f.id)).cloned().collect();
+    for id in &opts.faults {
+        if catalogue.get(id).is_none() {
+            return Err(format!("unknown fault {id:?}"));
+        }
+    }
+    let clean = run_once(Vec::new(), opts).await?;
+    let sem = Arc::new(Semaphore::new(opts.parallel_runs.max(1)));
+    let mut tasks = tokio::task::JoinSet::new();
+    for f in &faults {
+        let (f, sem, opts) = (f.clone(), sem.clone(), opts.clone());
+        tasks.spawn(async move {
+            let _permit = sem.acquire().await;
+            let id = f.id.clone();
+            (id, run_once(vec![f], &opts).await)
+        });
+    }
+    let mut kills = BTreeMap::new();
+    while let Some(joined) = tasks.join_next().await {
+        let (id, results) = joined.map_err(|e| e.to_string())?;
+        let results = results?;
+        let killed_ids: Vec<String> = results.iter().filter(|r| killed(r)).map(|r| r.id.clone()).collect();
+        kills.insert(id, killed_ids);
+    }
+    let clean_problems: BTreeMap<String, String> = clean
+        .iter()
+        .filter(|r| !matches!(r.outcome, Outcome::Pass | Outcome::Skip | Outcome::Info) || killed(r))
+        .map(|r| {
+            (
+                r.id.clone(),
+                format!("{}: {}", r.outcome.as_str(), r.failure.as_ref().map(|f| f.message.as_str()).unwrap_or("")),
+            )
+        })
+        .collect();
+    let scored: BTreeSet<String> =
+        clean.iter().filter(|r| r.scored && r.outcome != Outcome::Skip).map(|r| r.id.clone()).collect();
+    let all_killed: BTreeSet<&String> = kills.values().flatten().collect();
+    let unkilled_checks =
+        scored.iter().filter(|id| !all_killed.contains(id) && !unkillable.contains_key(*id)).cloned().collect();
+    let stale_unkillable = unkillable.keys().filter(|id| all_killed.contains(id)).cloned().collect();
+    let undetected_faults = kills.iter().filter(|(_, k)| k.is_empty()).map(|(f, _)| f.clone()).collect();
+    Ok(Matrix {
+        clean_problems,
+        undetected_faults,
+        unkilled_checks,
+        stale_unkillable,
+        unkillable,
+        scored_checks: scored.len(),
+        faults: faults.len(),
+        kills,
+        duration_ms: started.elapsed().as_millis() as u64,
+    })
+}
