@@ -271,10 +271,10 @@ pub fn mutate_frames(
         let mut copies = 1;
         for m in faults.mutations() {
             match m {
-                Mutation::SseDrop { kind: k, nth: n, methods } if applies(methods, method) => {
-                    if *k == kind && n.is_none_or(|n| n == nth) {
-                        drop = true;
-                    }
+                Mutation::SseDrop { kind: k, nth: n, methods }
+                    if applies(methods, method) && *k == kind && n.is_none_or(|n| n == nth) =>
+                {
+                    drop = true;
                 }
                 Mutation::SseDuplicate { index, methods } if applies(methods, method) && *index == pos => copies = 2,
                 Mutation::SseIds { same, methods } if applies(methods, method) => f.id = same.clone(),
