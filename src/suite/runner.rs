@@ -400,7 +400,13 @@ fn finish_step(run: &mut CheckRun<'_>, step: &Step, answer: &Answer, root: Optio
     let root = root.unwrap_or(Value::Null);
     for (var, path) in &step.capture {
         let value = capture(answer, &root, path).ok_or_else(|| {
-            StepFail::violation(&step.id, format!("capture {var}: nothing at `{path}` in the answer"))
+            StepFail::Violation(Failure {
+                message: format!("capture {var}: nothing at `{path}` in the answer"),
+                step_id: Some(step.id.clone()),
+                pointer: None,
+                expected: Some(format!("a value at `{path}`")),
+                actual: Some(compact(&root)),
+            })
         })?;
         run.vars.set_step(&step.id, var, value);
     }
