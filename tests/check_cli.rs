@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "common/schema.rs"]
+mod schema;
+
 const BIN: &str = env!("CARGO_BIN_EXE_a2a-conform");
 
 /// Longest any single invocation may take before the test kills it and fails.
@@ -112,14 +115,8 @@ fn read_json(path: &Path) -> Value {
 
 /// Validates a report against `reports/report.schema.json`, listing every violation.
 fn assert_report_valid(report: &Value) {
-    let schema = read_json(&Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/report.schema.json"));
-    let validator = jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .should_validate_formats(true)
-        .build(&schema)
-        .expect("the report schema compiles");
-    let errors: Vec<String> =
-        validator.iter_errors(report).map(|e| format!("at {}: {e}", e.instance_path())).take(20).collect();
+    let validator = schema::compile_file("reports/report.schema.json");
+    let errors: Vec<String> = schema::violations_of(&validator, report).into_iter().take(20).collect();
     assert!(errors.is_empty(), "report.json does not match reports/report.schema.json:\n  {}", errors.join("\n  "));
 }
 

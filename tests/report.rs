@@ -13,22 +13,20 @@ use a2a_conform::report::terminal::render;
 use a2a_conform::report::{
     CheckResult, Evidence, Failure, Level, Outcome, RunEvent, Sink, SkipReason, SpecRef, Verdict,
 };
+#[path = "common/schema.rs"]
+mod schema;
+
 use serde_json::{Value, json};
 
 const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/reports/report.schema.json");
 
-fn schema() -> Value {
+fn report_schema() -> Value {
     let text = std::fs::read_to_string(SCHEMA_PATH).expect("schema readable");
     serde_json::from_str(&text).expect("schema is JSON")
 }
 
 fn validate(value: &Value) -> Result<(), String> {
-    let validator = jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .should_validate_formats(true)
-        .build(&schema())
-        .map_err(|e| format!("schema does not compile: {e}"))?;
-    let errors: Vec<String> = validator.iter_errors(value).map(|e| format!("at {}: {e}", e.instance_path())).collect();
+    let errors = schema::violations_of(&schema::compile_file("reports/report.schema.json"), value);
     if errors.is_empty() { Ok(()) } else { Err(errors.join("\n")) }
 }
 
@@ -151,7 +149,7 @@ fn report_matches_its_schema() {
 
 #[test]
 fn schema_is_versioned_like_the_report() {
-    let s = schema();
+    let s = report_schema();
     assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
     assert!(s["$id"].as_str().unwrap().ends_with(SCHEMA_VERSION), "{}", s["$id"]);
     assert_eq!(s["properties"]["schema_version"]["const"], SCHEMA_VERSION);

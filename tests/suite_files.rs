@@ -6,6 +6,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use a2a_conform::suite::model::{Document, Test};
+#[path = "common/schema.rs"]
+mod schema;
+
 use serde_json::Value;
 
 const PROFILES: &[&str] =
@@ -51,11 +54,7 @@ fn read_json(p: &Path) -> Value {
 }
 
 fn validator() -> jsonschema::Validator {
-    let schema = read_json(&root().join("suite.schema.json"));
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(&schema)
-        .unwrap_or_else(|e| panic!("suites/suite.schema.json does not compile: {e}"))
+    schema::compile_file("suites/suite.schema.json")
 }
 
 fn name(p: &Path) -> String {

@@ -92,3 +92,21 @@ pub fn assert_valid(def: &str, value: &Value) {
         panic!("{e}");
     }
 }
+
+/// Compiles one of this repository's own JSON Schema files (path relative to the crate root), with
+/// formats asserted.
+pub fn compile_file(relative: &str) -> jsonschema::Validator {
+    let path = format!("{}/{relative}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    let schema: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path} is not JSON: {e}"));
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap_or_else(|e| panic!("{path} does not compile: {e}"))
+}
+
+/// Every violation of `value`, as `at <instance path>: <message>`.
+pub fn violations_of(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
+    validator.iter_errors(value).map(|e| format!("at {}: {e}", e.instance_path())).collect()
+}
