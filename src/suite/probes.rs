@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::runner::{CheckRun, StepFail, compact, normalize_params};
+use super::expect::compact;
+use super::request::normalize_params;
+use super::runner::{CheckRun, StepFail};
 use crate::client::http::{HttpRequest, StreamExchange};
 use crate::client::rpc::rpc_request;
 use crate::client::sse::SseLimits;

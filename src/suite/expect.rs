@@ -1,0 +1,449 @@
+//! Grading one answer against a step's expectations: results, errors and streams, as ACTS
+//! assertions on raw JSON; named and collection assertions over earlier answers.
+
+use serde_json::{Map, Value, json};
+
+use super::assert;
+use super::model::{Expect, ExpectError, NamedAssertion, Step};
+use super::paths;
+use super::request::{Answer, operation};
+use super::runner::{CheckRun, StepFail, render};
+use super::schema;
+use crate::client::http::{HttpExchange, StreamExchange};
+use crate::report::Failure;
+
+/// Checks one answer against the step's expectations and returns the assertion root.
+pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> Result<Option<Value>, StepFail> {
+    let is_raw = step.raw.is_some();
+    let op = step.operation.as_deref().unwrap_or("");
+    match answer {
+        Answer::Single(x) => {
+            if let Some(exp) = &step.expect {
+                if let Some(status) = &exp.status {
+                    check_at(&step.id, "HTTP status", Some(&json!(x.status)), status, "")?;
+                }
+                check_headers(&step.id, x, exp)?;
+            }
+            let body = if x.body.is_empty() && is_raw { None } else { Some(x.json()) };
+            if is_raw || op == "get_agent_card" {
+                let root = match body {
+                    Some(Ok(v)) => Some(v),
+                    Some(Err(e))
+                        if step.expect.as_ref().is_some_and(|e| e.body.is_some()) || step.expect_error.is_some() =>
+                    {
+                        return Err(StepFail::violation(&step.id, format!("the body is not JSON: {e}")));
+                    }
+                    _ => None,
+                };
+                if op == "get_agent_card" {
+                    if !(200..300).contains(&x.status) {
+                        return Err(StepFail::violation(&step.id, format!("the card URL answered HTTP {}", x.status)));
+                    }
+                    if let Some(card) = &root {
+                        run.wire_check(&step.id, "AgentCard", card);
+                    }
+                }
+                if let Some(ee) = &step.expect_error {
+                    let err = root
+                        .as_ref()
+                        .and_then(|r| r.get("error"))
+                        .ok_or_else(|| StepFail::violation(&step.id, "expected a JSON-RPC error object, got none"))?;
+                    check_error(&step.id, x.status, err, ee)?;
+                }
+                if let Some(exp) = &step.expect {
+                    expect_body(run, &step.id, root.as_ref(), exp)?;
+                }
+                return Ok(root);
+            }
+            let v = match body {
+                Some(Ok(v)) => v,
+                Some(Err(e)) => return Err(StepFail::violation(&step.id, format!("the answer is not JSON-RPC: {e}"))),
+                None => return Err(StepFail::violation(&step.id, "empty answer")),
+            };
+            if let Some(ee) = &step.expect_error {
+                let Some(err) = v.get("error") else {
+                    return Err(StepFail::Violation(Failure {
+                        message: format!("expected an error, got a result (HTTP {})", x.status),
+                        step_id: Some(step.id.clone()),
+                        pointer: Some("/result".into()),
+                        expected: Some(describe_error(ee)),
+                        actual: Some(compact(v.get("result").unwrap_or(&v))),
+                    }));
+                };
+                check_error(&step.id, x.status, err, ee)?;
+                return Ok(Some(err.clone()));
+            }
+            if let Some(err) = v.get("error") {
+                return Err(StepFail::Violation(Failure {
+                    message: format!(
+                        "expected a result, got JSON-RPC error {} ({})",
+                        err.get("code").map(compact).unwrap_or_default(),
+                        err.get("message").and_then(Value::as_str).unwrap_or("")
+                    ),
+                    step_id: Some(step.id.clone()),
+                    pointer: Some("/error".into()),
+                    expected: Some("a result".into()),
+                    actual: Some(compact(err)),
+                }));
+            }
+            let Some(result) = v.get("result").cloned() else {
+                return Err(StepFail::violation(&step.id, "the answer has neither `result` nor `error`"));
+            };
+            if let Some((_, def, _)) = operation(op)
+                && !def.is_empty()
+            {
+                run.wire_check(&step.id, def, &result);
+            }
+            if let Some(exp) = &step.expect {
+                expect_body(run, &step.id, Some(&result), exp)?;
+            }
+            Ok(Some(result))
+        }
+        Answer::Stream(x) => evaluate_stream(run, step, x),
+    }
+}
+
+fn check_headers(step: &str, x: &HttpExchange, exp: &Expect) -> Result<(), StepFail> {
+    for (name, want) in &exp.headers {
+        let have = x.header(name).map(|v| json!(v));
+        check_at(step, &format!("header {name}"), have.as_ref(), want, "")?;
+    }
+    Ok(())
+}
+
+fn expect_body(run: &CheckRun<'_>, step: &str, root: Option<&Value>, exp: &Expect) -> Result<(), StepFail> {
+    if let Some(body) = &exp.body {
+        let body = render(run, step, body)?;
+        check_at(step, "body", root, &body, "")?;
+    }
+    if let Some(def) = &exp.schema {
+        let v = schema::violations(def, root.unwrap_or(&Value::Null));
+        if let Some((pointer, message)) = v.first() {
+            return Err(StepFail::Violation(Failure {
+                message: format!("does not validate as {def}: {message}"),
+                step_id: Some(step.into()),
+                pointer: Some(pointer.clone()),
+                expected: Some(format!("a valid {def}")),
+                actual: root.map(compact),
+            }));
+        }
+    }
+    Ok(())
+}
+
+fn check_at(step: &str, what: &str, actual: Option<&Value>, expected: &Value, pointer: &str) -> Result<(), StepFail> {
+    match assert::check(actual, expected, pointer).first() {
+        None => Ok(()),
+        Some(m) => Err(StepFail::from_mismatch(step, what, m)),
+    }
+}
+
+/// The code the A2A spec assigns to an abstract error name (not the ACTS draft table where the two
+/// differ, digest §14 item 10).
+pub fn error_code(error_type: &str) -> Option<i64> {
+    Some(match error_type.trim_end_matches("Error") {
+        "TaskNotFound" => -32001,
+        "TaskNotCancelable" => -32002,
+        "PushNotificationNotSupported" => -32003,
+        "UnsupportedOperation" | "StreamingNotSupported" | "ExtendedCardNotSupported" => -32004,
+        "ContentTypeNotSupported" => -32005,
+        "InvalidAgentResponse" => -32006,
+        "ExtendedAgentCardNotConfigured" | "AuthenticatedExtendedCardNotConfigured" => -32007,
+        "ExtensionSupportRequired" => -32008,
+        "VersionNotSupported" => -32009,
+        "JSONParse" | "Parse" => -32700,
+        "InvalidRequest" => -32600,
+        "MethodNotFound" => -32601,
+        "InvalidParams" => -32602,
+        "Internal" => -32603,
+        _ => return None,
+    })
+}
+
+/// The ACTS corpus writes error names where a code is meant (`code: TaskNotFoundError`,
+/// `one_of: [TaskNotFoundError, ...]`); known names become the spec's codes, anything else stays.
+fn codes_for_names(v: &Value) -> Value {
+    match v {
+        Value::String(s) => error_code(s).map(|c| json!(c)).unwrap_or_else(|| v.clone()),
+        Value::Array(a) => Value::Array(a.iter().map(codes_for_names).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), codes_for_names(v))).collect()),
+        other => other.clone(),
+    }
+}
+
+fn describe_error(ee: &ExpectError) -> String {
+    match (&ee.error_type, &ee.code) {
+        (Some(t), _) => format!("{t} ({})", error_code(t).map(|c| c.to_string()).unwrap_or_else(|| "?".into())),
+        (None, Some(c)) => format!("an error with code {}", compact(c)),
+        _ => "an error".into(),
+    }
+}
+
+fn check_error(step: &str, status: u16, err: &Value, ee: &ExpectError) -> Result<(), StepFail> {
+    if let Some(t) = &ee.error_type {
+        let code = error_code(t).ok_or_else(|| StepFail::undecided(step, format!("unknown error_type {t:?}")))?;
+        check_at(step, &format!("error code for {t}"), err.get("code"), &json!(code), "/error/code")?;
+    }
+    if let Some(c) = &ee.code {
+        check_at(step, "error code", err.get("code"), &codes_for_names(c), "/error/code")?;
+    }
+    if let Some(m) = &ee.message {
+        check_at(step, "error message", err.get("message"), m, "/error/message")?;
+    }
+    if let Some(d) = &ee.details {
+        check_at(step, "error data", err.get("data"), d, "/error/data")?;
+    }
+    if let Some(s) = &ee.status {
+        check_at(step, "HTTP status", Some(&json!(status)), s, "")?;
+    }
+    Ok(())
+}
+
+/// ACTS writes event kinds in snake_case (`status_update`); the wire uses camelCase, and ACTS uses
+/// `one_of` over alternative shapes where the DSL means `any_of`.
+fn normalize_event_assertion(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut out = Map::new();
+            for (k, val) in m {
+                let key = match k.as_str() {
+                    "status_update" => "statusUpdate",
+                    "artifact_update" => "artifactUpdate",
+                    other => other,
+                };
+                let val = if (k == "one_of" || k == "any_of")
+                    && val.as_array().is_some_and(|a| a.iter().all(Value::is_object))
+                {
+                    let items: Vec<Value> =
+                        val.as_array().into_iter().flatten().map(normalize_event_assertion).collect();
+                    out.insert("any_of".into(), Value::Array(items));
+                    continue;
+                } else {
+                    val.clone()
+                };
+                out.insert(key.to_owned(), val);
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+fn state_of(ev: &Value) -> Option<&str> {
+    ev.pointer("/task/status/state").or_else(|| ev.pointer("/statusUpdate/status/state")).and_then(Value::as_str)
+}
+
+fn is_terminal(state: &str) -> bool {
+    matches!(state, "TASK_STATE_COMPLETED" | "TASK_STATE_FAILED" | "TASK_STATE_CANCELED" | "TASK_STATE_REJECTED")
+}
+
+fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> Result<Option<Value>, StepFail> {
+    let sid = step.id.as_str();
+    let is_sse = x.content_type().is_some_and(|c| c.starts_with("text/event-stream"));
+    if !is_sse {
+        let body: Result<Value, String> = serde_json::from_slice(&x.body).map_err(|e| e.to_string());
+        if let Some(ee) = &step.expect_error {
+            let v =
+                body.map_err(|e| StepFail::violation(sid, format!("expected a JSON-RPC error, got non-JSON: {e}")))?;
+            let err = v.get("error").ok_or_else(|| StepFail::violation(sid, "expected a JSON-RPC error object"))?;
+            check_error(sid, x.status, err, ee)?;
+            return Ok(Some(err.clone()));
+        }
+        let detail = match body.ok().and_then(|v| v.get("error").cloned()) {
+            Some(e) => format!("a JSON-RPC error instead: {}", compact(&e)),
+            None => format!("content type {:?}", x.content_type().unwrap_or("none")),
+        };
+        return Err(StepFail::violation(sid, format!("expected an SSE stream (text/event-stream), got {detail}")));
+    }
+    if x.status != 200 {
+        return Err(StepFail::violation(sid, format!("a stream must be answered with HTTP 200, got {}", x.status)));
+    }
+    let mut roots = Vec::new();
+    for (i, ev) in x.events.iter().enumerate() {
+        let v: Value = serde_json::from_str(&ev.data).map_err(|e| {
+            StepFail::violation(sid, format!("event {i}: `data` is not JSON ({e}): {}", truncate(&ev.data, 120)))
+        })?;
+        if v.get("jsonrpc") != Some(&json!("2.0")) {
+            return Err(StepFail::violation(sid, format!("event {i} is not a JSON-RPC 2.0 response: {}", compact(&v))));
+        }
+        if let Some(err) = v.get("error") {
+            if let Some(ee) = &step.expect_error {
+                check_error(sid, x.status, err, ee)?;
+                return Ok(Some(err.clone()));
+            }
+            return Err(StepFail::violation(sid, format!("event {i} is a JSON-RPC error: {}", compact(err))));
+        }
+        let Some(result) = v.get("result") else {
+            return Err(StepFail::violation(sid, format!("event {i} has no `result`")));
+        };
+        run.wire_check(sid, "StreamResponse", result);
+        roots.push(result.clone());
+    }
+    if step.expect_error.is_some() {
+        return Err(StepFail::violation(sid, "expected an error, got a stream of results"));
+    }
+    let es = step.expect_stream.clone().unwrap_or_default();
+    if es.closes.unwrap_or(true)
+        && let Err(e) = &x.end
+    {
+        return Err(StepFail::violation(
+            sid,
+            format!("the stream did not end cleanly after {} event(s): {e}", roots.len()),
+        ));
+    }
+    if let Some(min) = es.min_count
+        && roots.len() < min
+    {
+        return Err(StepFail::violation(sid, format!("{} event(s), expected at least {min}", roots.len())));
+    }
+    if let Some(max) = es.max_count
+        && roots.len() > max
+    {
+        return Err(StepFail::violation(sid, format!("{} event(s), expected at most {max}", roots.len())));
+    }
+    if es.ordering.as_deref() == Some("monotonic_state") {
+        let mut prev: Option<&str> = None;
+        for (i, r) in roots.iter().enumerate() {
+            let Some(s) = state_of(r) else { continue };
+            if let Some(p) = prev {
+                if is_terminal(p) {
+                    return Err(StepFail::violation(sid, format!("event {i}: {s} after terminal state {p}")));
+                }
+                if s == "TASK_STATE_SUBMITTED" && p != "TASK_STATE_SUBMITTED" {
+                    return Err(StepFail::violation(sid, format!("event {i}: back to SUBMITTED after {p}")));
+                }
+            }
+            prev = Some(s);
+        }
+    }
+    if es.unique_ids == Some(true) {
+        let mut seen = std::collections::HashSet::new();
+        for (i, ev) in x.events.iter().enumerate() {
+            let Some(id) = &ev.id else {
+                return Err(StepFail::violation(sid, format!("event {i} has no SSE `id:`")));
+            };
+            if !seen.insert(id.clone()) {
+                return Err(StepFail::violation(sid, format!("event {i} repeats SSE id {id:?}")));
+            }
+        }
+    }
+    let stream_root = Value::Array(roots.clone());
+    for (i, ea) in es.events.iter().enumerate() {
+        let ea = render(run, sid, ea)?;
+        let any = ea.get("match").and_then(Value::as_str) == Some("any_position");
+        let index = ea.get("index").and_then(Value::as_u64).map(|n| n as usize).unwrap_or(i);
+        let desc = ea.get("description").and_then(Value::as_str).unwrap_or("").to_owned();
+        let mut a = normalize_event_assertion(&ea);
+        if let Value::Object(m) = &mut a {
+            for k in ["match", "index", "description"] {
+                m.remove(k);
+            }
+        }
+        let what = if desc.is_empty() { format!("events[{i}]") } else { format!("events[{i}] ({desc})") };
+        if any {
+            if !roots.iter().any(|r| assert::check(Some(r), &a, "").is_empty()) {
+                return Err(StepFail::Violation(Failure {
+                    message: format!("{what}: no event matches"),
+                    step_id: Some(sid.into()),
+                    pointer: None,
+                    expected: Some(compact(&a)),
+                    actual: Some(truncate(&compact(&stream_root), 600)),
+                }));
+            }
+        } else {
+            check_at(sid, &what, roots.get(index), &a, &format!("/{index}"))?;
+        }
+    }
+    if let Some(fe) = &es.final_event {
+        let fe = normalize_event_assertion(&render(run, sid, fe)?);
+        check_at(sid, "final event", roots.last(), &fe, &format!("/{}", roots.len().saturating_sub(1)))?;
+    }
+    if let Some(each) = &es.each_event {
+        let each = normalize_event_assertion(&render(run, sid, each)?);
+        for (i, r) in roots.iter().enumerate() {
+            check_at(sid, &format!("event {i}"), Some(r), &each, &format!("/{i}"))?;
+        }
+    }
+    // Captures on a stream read from its first event (the task snapshot, or the message).
+    Ok(Some(roots.first().cloned().unwrap_or(Value::Null)))
+}
+
+/// Evaluates a named or collection assertion (ACTS §5.5).
+pub(crate) fn named_assertion(run: &CheckRun<'_>, step: &str, a: &NamedAssertion) -> Result<(), StepFail> {
+    let src = a.source.trim().trim_start_matches("{{").trim_end_matches("}}").trim();
+    let src = if src.contains('.') { src.to_owned() } else { format!("{src}.response") };
+    let source = run.vars.lookup(&src).map_err(|e| StepFail::undecided(step, format!("assertion source: {e}")))?;
+    let at = match &a.path {
+        Some(p) => {
+            paths::get(&source, p).map_err(|e| StepFail::undecided(step, format!("assertion path: {e}")))?.cloned()
+        }
+        None => Some(source.clone()),
+    };
+    let label = a.description.clone().or_else(|| a.id.clone()).unwrap_or_else(|| "assertion".into());
+    if let Some(m) = &a.match_ {
+        check_at(step, &label, at.as_ref(), &render(run, step, m)?, "")?;
+    }
+    let base = at.unwrap_or(Value::Null);
+    for (kind, cm) in [("any", &a.any), ("all", &a.all), ("none", &a.none)] {
+        let Some(cm) = cm else { continue };
+        let expected = render(run, step, &cm.match_)?;
+        let items =
+            paths::select(&base, &cm.path).map_err(|e| StepFail::undecided(step, format!("{kind}.path: {e}")))?;
+        let matching = items.iter().filter(|(_, v)| assert::check(Some(v), &expected, "").is_empty()).count();
+        let ok = match kind {
+            "any" => matching > 0,
+            "all" => matching == items.len() && !items.is_empty(),
+            _ => matching == 0,
+        };
+        if !ok {
+            return Err(StepFail::Violation(Failure {
+                message: format!(
+                    "{label}: {kind} of {} element(s) at `{}` should match, {matching} did",
+                    items.len(),
+                    cm.path
+                ),
+                step_id: Some(step.into()),
+                pointer: None,
+                expected: Some(compact(&expected)),
+                actual: Some(truncate(&compact(&base), 600)),
+            }));
+        }
+    }
+    Ok(())
+}
+
+/// Compact JSON, truncated for findings.
+pub fn compact(v: &Value) -> String {
+    truncate(&v.to_string(), 400)
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &s[..end], s.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn spec_codes_win_over_the_acts_table() {
+        assert_eq!(error_code("PushNotificationNotSupportedError"), Some(-32003));
+        assert_eq!(error_code("VersionNotSupportedError"), Some(-32009));
+        assert_eq!(error_code("StreamingNotSupportedError"), Some(-32004));
+        assert_eq!(error_code("Nonsense"), None);
+    }
+
+    #[test]
+    fn acts_event_kinds_are_camel_cased() {
+        let a = normalize_event_assertion(&json!({"one_of": [{"task": {}}, {"status_update": {"status": {}}}]}));
+        assert_eq!(a, json!({"any_of": [{"task": {}}, {"statusUpdate": {"status": {}}}]}));
+    }
+}

@@ -1,0 +1,257 @@
+//! Turning a step into an HTTP request: abstract operations into JSON-RPC methods, ACTS params into
+//! 1.0 wire params, raw requests with generated hostile bodies, headers, and sending it.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::model::{ExpectStream, RawRequest, Step};
+use super::runner::{CheckRun, StepFail, render};
+use super::template;
+use crate::client::http::{HttpExchange, HttpRequest, StreamExchange};
+use crate::client::rpc::rpc_request;
+use crate::client::sse::SseLimits;
+
+/// Default time a stream may take to close.
+const DEFAULT_STREAM_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// What one request produced.
+pub(crate) enum Answer {
+    /// A plain HTTP answer.
+    Single(HttpExchange),
+    /// An answer read as a stream (SSE or not).
+    Stream(StreamExchange),
+}
+
+/// The JSON-RPC method, the schema definition of its result, and whether it streams.
+pub(crate) fn operation(op: &str) -> Option<(&'static str, &'static str, bool)> {
+    Some(match op {
+        "send_message" => ("SendMessage", "SendMessageResponse", false),
+        "send_streaming_message" => ("SendStreamingMessage", "StreamResponse", true),
+        "get_task" => ("GetTask", "Task", false),
+        "list_tasks" => ("ListTasks", "ListTasksResponse", false),
+        "cancel_task" => ("CancelTask", "Task", false),
+        "subscribe_to_task" => ("SubscribeToTask", "StreamResponse", true),
+        // The ACTS corpus also spells these set_/get_/list_/delete_push_notification_config(s).
+        "create_push_config" | "set_push_notification_config" => {
+            ("CreateTaskPushNotificationConfig", "TaskPushNotificationConfig", false)
+        }
+        "get_push_config" | "get_push_notification_config" => {
+            ("GetTaskPushNotificationConfig", "TaskPushNotificationConfig", false)
+        }
+        "list_push_configs" | "list_push_notification_configs" => {
+            ("ListTaskPushNotificationConfigs", "ListTaskPushNotificationConfigsResponse", false)
+        }
+        "delete_push_config" | "delete_push_notification_config" => ("DeleteTaskPushNotificationConfig", "", false),
+        "get_extended_agent_card" => ("GetExtendedAgentCard", "AgentCard", false),
+        _ => return None,
+    })
+}
+
+/// Turns ACTS abstract params into the 1.0 wire params (see suites/README.md).
+pub fn normalize_params(op: &str, params: Value, tenant: &str) -> Value {
+    let op = match op {
+        "set_push_notification_config" => "create_push_config",
+        "get_push_notification_config" => "get_push_config",
+        "delete_push_notification_config" => "delete_push_config",
+        other => other,
+    };
+    let mut p = match params {
+        Value::Object(m) => m,
+        Value::Null => Map::new(),
+        other => return other,
+    };
+    if matches!(op, "send_message" | "send_streaming_message") {
+        let moved: Vec<(String, Value)> =
+            ["taskId", "contextId"].iter().filter_map(|k| p.remove(*k).map(|v| ((*k).to_owned(), v))).collect();
+        if let Some(Value::Object(msg)) = p.get_mut("message") {
+            for (k, v) in moved {
+                msg.entry(k).or_insert(v);
+            }
+            msg.entry("messageId").or_insert_with(|| json!(uuid::Uuid::new_v4().to_string()));
+        }
+    }
+    if op == "create_push_config"
+        && let Some(Value::Object(inner)) = p.remove("pushNotificationConfig")
+    {
+        for (k, v) in inner {
+            p.entry(k).or_insert(v);
+        }
+    }
+    if matches!(op, "get_push_config" | "delete_push_config") {
+        for alias in ["pushNotificationConfigId", "configId"] {
+            if let Some(v) = p.remove(alias) {
+                p.entry("id").or_insert(v);
+            }
+        }
+    }
+    if !tenant.is_empty() {
+        p.entry("tenant").or_insert_with(|| json!(tenant));
+    }
+    Value::Object(p)
+}
+
+/// Sets or (with `None`) removes headers, including the user's `--header`s for this request only.
+fn apply_headers(req: &mut HttpRequest, extra: &[(String, Option<String>)]) {
+    for (name, value) in extra {
+        req.headers.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
+        match value {
+            Some(v) => req.headers.push((name.clone(), v.clone())),
+            None => req.omit_user_headers.push(name.clone()),
+        }
+    }
+}
+
+fn rendered_headers(
+    run: &CheckRun<'_>,
+    step: &str,
+    h: &BTreeMap<String, Option<String>>,
+) -> Result<Vec<(String, Option<String>)>, StepFail> {
+    h.iter()
+        .map(|(k, v)| {
+            let v = match v {
+                Some(s) => Some(
+                    template::render_str(s, &run.vars)
+                        .map_err(|e| StepFail::undecided(step, format!("suite data: {e}")))?,
+                ),
+                None => None,
+            };
+            Ok((k.clone(), v))
+        })
+        .collect()
+}
+
+fn stream_limits(run: &CheckRun<'_>, es: Option<&ExpectStream>) -> SseLimits {
+    let mut l = run.ctx.client.config().sse.clone();
+    let t = es.and_then(|e| e.timeout_ms).map(Duration::from_millis).unwrap_or(DEFAULT_STREAM_TIMEOUT);
+    l.total_timeout = t.min(l.total_timeout.max(t));
+    l.idle_timeout = l.idle_timeout.min(t);
+    l
+}
+
+/// Builds and sends the step's request, keeping the exchange as evidence.
+pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, StepFail> {
+    let (mut req, streaming) = if let Some(raw) = &step.raw {
+        (raw_request(run, &step.id, raw)?, false)
+    } else {
+        let op = step
+            .operation
+            .as_deref()
+            .ok_or_else(|| StepFail::undecided(&step.id, "a step needs `operation`, `raw` or `assertion`"))?;
+        if op == "get_agent_card" {
+            (HttpRequest::get(run.ctx.discovery.card_url.clone()), false)
+        } else {
+            let (method, _, streaming) =
+                operation(op).ok_or_else(|| StepFail::undecided(&step.id, format!("unknown operation {op:?}")))?;
+            let params = render(run, &step.id, step.params.as_ref().unwrap_or(&Value::Null))?;
+            let params = normalize_params(op, params, &run.ctx.tenant);
+            let params = (op != "get_extended_agent_card" || params.as_object().is_some_and(|m| !m.is_empty()))
+                .then_some(params);
+            let id = json!(uuid::Uuid::new_v4().simple().to_string());
+            (rpc_request(&run.ctx.rpc_url, &id, method, params), streaming)
+        }
+    };
+    let extra = rendered_headers(run, &step.id, &step.headers)?;
+    apply_headers(&mut req, &extra);
+    let transport = |e: crate::client::http::ClientError| StepFail::undecided(&step.id, format!("request failed: {e}"));
+    if streaming {
+        let limits = stream_limits(run, step.expect_stream.as_ref());
+        let x = run.ctx.client.send_streaming_with(req, &limits, None).await.map_err(transport)?;
+        run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
+        Ok(Answer::Stream(x))
+    } else {
+        let x = run.ctx.client.send(req).await.map_err(transport)?;
+        run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
+        Ok(Answer::Single(x))
+    }
+}
+
+fn raw_request(run: &CheckRun<'_>, step: &str, raw: &RawRequest) -> Result<HttpRequest, StepFail> {
+    let path = template::render_str(&raw.path, &run.vars)
+        .map_err(|e| StepFail::undecided(step, format!("suite data: {e}")))?;
+    // ACTS posts JSON-RPC to "the interface root", written "/" (digest §2).
+    let url = if path.is_empty() || path == "/" {
+        run.ctx.rpc_url.clone()
+    } else if path.starts_with("http://") || path.starts_with("https://") {
+        path
+    } else if path.starts_with('/') {
+        format!("{}{path}", run.ctx.base_url)
+    } else {
+        format!("{}/{path}", run.ctx.rpc_url.trim_end_matches('/'))
+    };
+    let body: Option<Vec<u8>> = if let Some(n) = raw.body_size {
+        Some(sized_body(n.min(64 * 1024 * 1024)))
+    } else if let Some(d) = raw.body_depth {
+        Some(deep_body(d.min(1_000_000)))
+    } else if let Some(s) = &raw.body_raw {
+        Some(s.clone().into_bytes())
+    } else if let Some(b) = &raw.body {
+        Some(render(run, step, b)?.to_string().into_bytes())
+    } else {
+        None
+    };
+    let method = raw.method.to_ascii_uppercase();
+    let mut headers = Vec::new();
+    if method == "POST" {
+        headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
+        headers.push(("A2A-Version".to_owned(), "1.0".to_owned()));
+    }
+    let mut req = HttpRequest { method, url, headers, body, ..HttpRequest::default() };
+    let extra = rendered_headers(run, step, &raw.headers)?;
+    apply_headers(&mut req, &extra);
+    Ok(req)
+}
+
+/// A SendMessage request of exactly `n` bytes (at least the envelope), padded in the text part.
+pub fn sized_body(n: usize) -> Vec<u8> {
+    let head = r#"{"jsonrpc":"2.0","id":"kit-size","method":"SendMessage","params":{"message":{"messageId":"kit-size","role":"ROLE_USER","parts":[{"text":""#;
+    let tail = r#""}]}}}"#;
+    let pad = n.saturating_sub(head.len() + tail.len());
+    let mut b = Vec::with_capacity(head.len() + pad + tail.len());
+    b.extend_from_slice(head.as_bytes());
+    b.resize(head.len() + pad, b'x');
+    b.extend_from_slice(tail.as_bytes());
+    b
+}
+
+/// A SendMessage request whose metadata nests arrays `depth` deep.
+pub fn deep_body(depth: usize) -> Vec<u8> {
+    let head = r#"{"jsonrpc":"2.0","id":"kit-depth","method":"SendMessage","params":{"message":{"messageId":"kit-depth","role":"ROLE_USER","parts":[{"text":"deep"}]},"metadata":{"deep":"#;
+    let mut b = Vec::with_capacity(head.len() + 2 * depth + 8);
+    b.extend_from_slice(head.as_bytes());
+    b.resize(head.len() + depth, b'[');
+    b.resize(head.len() + 2 * depth, b']');
+    b.extend_from_slice(b"}}}");
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn acts_params_become_wire_params() {
+        let p = normalize_params(
+            "send_message",
+            json!({"taskId": "t", "message": {"role": "ROLE_USER", "parts": [{"text": "x"}]}}),
+            "acme",
+        );
+        assert_eq!(p["message"]["taskId"], "t");
+        assert!(p["message"]["messageId"].is_string());
+        assert_eq!(p["tenant"], "acme");
+        assert!(p.get("taskId").is_none());
+        let c =
+            normalize_params("create_push_config", json!({"taskId": "t", "pushNotificationConfig": {"url": "u"}}), "");
+        assert_eq!(c, json!({"taskId": "t", "url": "u"}));
+    }
+
+    #[test]
+    fn generated_bodies_have_the_requested_shape() {
+        let b = sized_body(4096);
+        assert_eq!(b.len(), 4096);
+        assert!(serde_json::from_slice::<Value>(&b).is_ok());
+        assert!(serde_json::from_slice::<Value>(&deep_body(10)).is_ok());
+    }
+}
