@@ -127,7 +127,7 @@ pub struct SelftestArgs {
     /// Only this fault (repeatable).
     #[arg(long = "fault", value_name = "ID")]
     pub faults: Vec<String>,
-    /// Directory for matrix.json.
+    /// Directory for matrix.json and matrix.md.
     #[arg(long, default_value = "a2a-conform-selftest")]
     pub out: PathBuf,
 }
@@ -425,7 +425,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
             let path = args.out.join("matrix.json");
             std::fs::write(&path, serde_json::to_string_pretty(&matrix)? + "\n")
                 .with_context(|| format!("writing {}", path.display()))?;
-            eprintln!("wrote {}", path.display());
+            let md = args.out.join("matrix.md");
+            std::fs::write(&md, matrix.markdown()).with_context(|| format!("writing {}", md.display()))?;
+            eprintln!("wrote {} and {}", path.display(), md.display());
             Ok(if matrix.ok() { 0 } else { 1 })
         }
         Command::Client { command, options } => crate::client::commands::run(command, options).await,

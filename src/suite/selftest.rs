@@ -70,6 +70,37 @@ impl Matrix {
             && self.stale_unkillable.is_empty()
     }
 
+    /// The matrix in both directions, as Markdown: each fault with the checks it killed, and each
+    /// scored check with the faults that kill it.
+    pub fn markdown(&self) -> String {
+        let mut s = String::from("# Kill matrix\n\n");
+        s.push_str(&format!(
+            "{} faults, {} scored checks.\n\n## Faults → checks that failed\n\n",
+            self.faults, self.scored_checks
+        ));
+        s.push_str("| Fault | Checks killed |\n|---|---|\n");
+        for (f, ids) in &self.kills {
+            s.push_str(&format!("| {f} | {} |\n", if ids.is_empty() { "**none**".to_owned() } else { ids.join(", ") }));
+        }
+        let mut by_check: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (f, ids) in &self.kills {
+            for id in ids {
+                by_check.entry(id.as_str()).or_default().push(f.as_str());
+            }
+        }
+        s.push_str("\n## Checks → faults that kill them\n\n| Check | Killed by |\n|---|---|\n");
+        for (id, fs) in by_check {
+            s.push_str(&format!("| {id} | {} |\n", fs.join(", ")));
+        }
+        for id in &self.unkilled_checks {
+            s.push_str(&format!("| {id} | **never killed** |\n"));
+        }
+        for (id, why) in &self.unkillable {
+            s.push_str(&format!("| {id} | unkillable: {why} |\n"));
+        }
+        s
+    }
+
     /// The human summary `selftest` prints.
     pub fn summary(&self) -> String {
         let scored_killed = self.scored_checks - self.unkilled_checks.len();
