@@ -1227,3 +1227,18 @@ fn raw_accepts_url_safe_and_unpadded_base64() {
     assert_eq!(serde_json::to_value(&p).unwrap()["raw"], "aGk=");
     assert!(serde_json::from_value::<Part>(serde_json::json!({"raw": "not base64!"})).is_err());
 }
+
+/// ProtoJSON reads `null` for a plain or repeated field as its default value.
+#[test]
+fn null_reads_as_the_default_value() {
+    let m: Message = serde_json::from_value(serde_json::json!({
+        "messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}],
+        "contextId": null, "taskId": null, "extensions": null, "referenceTaskIds": null
+    }))
+    .unwrap();
+    assert!(m.context_id.is_empty() && m.task_id.is_empty() && m.extensions.is_empty());
+    assert!(
+        serde_json::from_value::<Message>(serde_json::json!({"messageId": null, "role": "ROLE_USER", "parts": []}))
+            .is_err()
+    );
+}

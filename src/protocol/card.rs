@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::wire::{is_false, oneof_deserialize};
+use super::wire::{is_false, null_default, oneof_deserialize};
 
 /// The self-describing manifest of an agent (§4.4.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,10 +29,20 @@ pub struct AgentCard {
     /// REQUIRED.
     pub capabilities: AgentCapabilities,
     /// Named security schemes.
-    #[serde(default, alias = "security_schemes", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "security_schemes",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub security_schemes: BTreeMap<String, SecurityScheme>,
     /// Requirements for all interactions.
-    #[serde(default, alias = "security_requirements", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "security_requirements",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub security_requirements: Vec<SecurityRequirement>,
     /// REQUIRED input media types.
     #[serde(alias = "default_input_modes")]
@@ -43,7 +53,7 @@ pub struct AgentCard {
     /// REQUIRED (may be empty, digest §14 item 9).
     pub skills: Vec<AgentSkill>,
     /// JWS signatures over the card.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
     pub signatures: Vec<AgentCardSignature>,
     /// `optional` icon URL.
     #[serde(default, alias = "icon_url", skip_serializing_if = "Option::is_none")]
@@ -60,7 +70,7 @@ pub struct AgentInterface {
     #[serde(alias = "protocol_binding")]
     pub protocol_binding: String,
     /// Tenant the client must echo.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
     /// REQUIRED `Major.Minor`.
     #[serde(alias = "protocol_version")]
@@ -87,7 +97,7 @@ pub struct AgentCapabilities {
     #[serde(default, alias = "push_notifications", skip_serializing_if = "Option::is_none")]
     pub push_notifications: Option<bool>,
     /// Declared extensions.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<AgentExtension>,
     /// `optional` extended card support.
     #[serde(default, alias = "extended_agent_card", skip_serializing_if = "Option::is_none")]
@@ -98,10 +108,10 @@ pub struct AgentCapabilities {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentExtension {
     /// Extension URI.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub uri: String,
     /// What the extension does.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// The client must activate it (else -32008).
     #[serde(default, skip_serializing_if = "is_false")]
@@ -124,16 +134,21 @@ pub struct AgentSkill {
     /// REQUIRED.
     pub tags: Vec<String>,
     /// Example prompts.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<String>,
     /// Input media types, overriding the card's defaults.
-    #[serde(default, alias = "input_modes", skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, deserialize_with = "null_default", alias = "input_modes", skip_serializing_if = "Vec::is_empty")]
     pub input_modes: Vec<String>,
     /// Output media types, overriding the card's defaults.
-    #[serde(default, alias = "output_modes", skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, deserialize_with = "null_default", alias = "output_modes", skip_serializing_if = "Vec::is_empty")]
     pub output_modes: Vec<String>,
     /// Security requirements of this skill.
-    #[serde(default, alias = "security_requirements", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "security_requirements",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub security_requirements: Vec<SecurityRequirement>,
 }
 
@@ -153,7 +168,7 @@ pub struct AgentCardSignature {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StringList {
     /// The scopes.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
     pub list: Vec<String>,
 }
 
@@ -161,7 +176,7 @@ pub struct StringList {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SecurityRequirement {
     /// Scheme name → required scopes.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "BTreeMap::is_empty")]
     pub schemes: BTreeMap<String, StringList>,
 }
 
@@ -193,7 +208,7 @@ oneof_deserialize!(SecurityScheme {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ApiKeySecurityScheme {
     /// Description.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// REQUIRED: `query`, `header` or `cookie`.
     pub location: String,
@@ -206,12 +221,17 @@ pub struct ApiKeySecurityScheme {
 #[serde(rename_all = "camelCase")]
 pub struct HttpAuthSecurityScheme {
     /// Description.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// REQUIRED scheme, e.g. `Bearer`.
     pub scheme: String,
     /// Hint about the bearer token format.
-    #[serde(default, alias = "bearer_format", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "bearer_format",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub bearer_format: String,
 }
 
@@ -220,12 +240,17 @@ pub struct HttpAuthSecurityScheme {
 #[serde(rename_all = "camelCase")]
 pub struct OAuth2SecurityScheme {
     /// Description.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// REQUIRED flow.
     pub flows: OAuthFlows,
     /// RFC 8414 metadata URL.
-    #[serde(default, alias = "oauth2_metadata_url", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "oauth2_metadata_url",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub oauth2_metadata_url: String,
 }
 
@@ -234,7 +259,7 @@ pub struct OAuth2SecurityScheme {
 #[serde(rename_all = "camelCase")]
 pub struct OpenIdConnectSecurityScheme {
     /// Description.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// REQUIRED discovery URL.
     #[serde(alias = "open_id_connect_url")]
@@ -245,7 +270,7 @@ pub struct OpenIdConnectSecurityScheme {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MutualTlsSecurityScheme {
     /// Description.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub description: String,
 }
 
@@ -284,7 +309,12 @@ pub struct AuthorizationCodeOAuthFlow {
     #[serde(alias = "token_url")]
     pub token_url: String,
     /// Refresh URL.
-    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "refresh_url",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     /// REQUIRED scope → description.
     pub scopes: BTreeMap<String, String>,
@@ -301,7 +331,12 @@ pub struct ClientCredentialsOAuthFlow {
     #[serde(alias = "token_url")]
     pub token_url: String,
     /// Refresh URL.
-    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "refresh_url",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     /// REQUIRED scope → description.
     pub scopes: BTreeMap<String, String>,
@@ -318,7 +353,12 @@ pub struct DeviceCodeOAuthFlow {
     #[serde(alias = "token_url")]
     pub token_url: String,
     /// Refresh URL.
-    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "refresh_url",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     /// REQUIRED scope → description.
     pub scopes: BTreeMap<String, String>,
@@ -329,13 +369,23 @@ pub struct DeviceCodeOAuthFlow {
 #[serde(rename_all = "camelCase")]
 pub struct ImplicitOAuthFlow {
     /// Authorization URL.
-    #[serde(default, alias = "authorization_url", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "authorization_url",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub authorization_url: String,
     /// Refresh URL.
-    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "refresh_url",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     /// Scope → description.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "BTreeMap::is_empty")]
     pub scopes: BTreeMap<String, String>,
 }
 
@@ -344,12 +394,17 @@ pub struct ImplicitOAuthFlow {
 #[serde(rename_all = "camelCase")]
 pub struct PasswordOAuthFlow {
     /// Token URL.
-    #[serde(default, alias = "token_url", skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", alias = "token_url", skip_serializing_if = "String::is_empty")]
     pub token_url: String,
     /// Refresh URL.
-    #[serde(default, alias = "refresh_url", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "refresh_url",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     /// Scope → description.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "BTreeMap::is_empty")]
     pub scopes: BTreeMap<String, String>,
 }

@@ -2,13 +2,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::wire::null_default;
+
 /// How the agent authenticates to the webhook (§4.3.2): `Authorization: <scheme> <credentials>`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuthenticationInfo {
     /// REQUIRED IANA HTTP auth scheme, e.g. `Bearer`.
     pub scheme: String,
     /// The credentials placed after the scheme.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub credentials: String,
 }
 
@@ -17,18 +19,18 @@ pub struct AuthenticationInfo {
 #[serde(rename_all = "camelCase")]
 pub struct TaskPushNotificationConfig {
     /// Tenant, echoed from the selected interface.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
     /// Config id; server-assigned if empty.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub id: String,
     /// The task this config belongs to (empty inside SendMessage).
-    #[serde(default, alias = "task_id", skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", alias = "task_id", skip_serializing_if = "String::is_empty")]
     pub task_id: String,
     /// REQUIRED webhook URL.
     pub url: String,
     /// Token unique to this task or session.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub token: String,
     /// Credentials the agent presents to the webhook.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -6,14 +6,19 @@ use serde_json::{Map, Value};
 use super::push::TaskPushNotificationConfig;
 use super::task::{Message, Task, TaskState, is_unspecified_state};
 use super::timestamp::Timestamp;
-use super::wire::{int32, is_false, is_zero, opt_int32};
+use super::wire::{int32, is_false, is_zero, null_default, opt_int32};
 
 /// How the server should handle a SendMessage (§3.2.2).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SendMessageConfiguration {
     /// Media types the client accepts.
-    #[serde(default, alias = "accepted_output_modes", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "accepted_output_modes",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub accepted_output_modes: Vec<String>,
     /// A webhook to register for the new task.
     #[serde(default, alias = "task_push_notification_config", skip_serializing_if = "Option::is_none")]
@@ -36,7 +41,7 @@ pub struct SendMessageConfiguration {
 #[serde(rename_all = "camelCase")]
 pub struct SendMessageRequest {
     /// Tenant of the selected interface.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
     /// REQUIRED.
     pub message: Message,
@@ -53,7 +58,7 @@ pub struct SendMessageRequest {
 #[serde(rename_all = "camelCase")]
 pub struct GetTaskRequest {
     /// Tenant of the selected interface.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
     /// REQUIRED task id.
     pub id: String,
@@ -72,10 +77,15 @@ pub struct GetTaskRequest {
 #[serde(rename_all = "camelCase")]
 pub struct ListTasksRequest {
     /// Tenant of the selected interface.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
     /// Only tasks in this context.
-    #[serde(default, alias = "context_id", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "context_id",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub context_id: String,
     /// Only tasks in this state.
     #[serde(default, skip_serializing_if = "is_unspecified_state")]
@@ -84,7 +94,12 @@ pub struct ListTasksRequest {
     #[serde(default, alias = "page_size", deserialize_with = "opt_int32", skip_serializing_if = "Option::is_none")]
     pub page_size: Option<i32>,
     /// Cursor from a previous page.
-    #[serde(default, alias = "page_token", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "page_token",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub page_token: String,
     /// Most recent messages per task.
     #[serde(
@@ -123,7 +138,7 @@ pub struct ListTasksResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CancelTaskRequest {
     /// Tenant of the selected interface.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
     /// REQUIRED task id.
     pub id: String,
@@ -136,7 +151,7 @@ pub struct CancelTaskRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SubscribeToTaskRequest {
     /// Tenant of the selected interface.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
     /// REQUIRED task id.
     pub id: String,
@@ -147,7 +162,7 @@ pub struct SubscribeToTaskRequest {
 #[serde(rename_all = "camelCase")]
 pub struct TaskPushNotificationConfigRef {
     /// Tenant of the selected interface.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
     /// REQUIRED.
     #[serde(alias = "task_id")]
@@ -166,7 +181,7 @@ pub type DeleteTaskPushNotificationConfigRequest = TaskPushNotificationConfigRef
 #[serde(rename_all = "camelCase")]
 pub struct ListTaskPushNotificationConfigsRequest {
     /// Tenant of the selected interface.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
     /// REQUIRED.
     #[serde(alias = "task_id")]
@@ -175,7 +190,12 @@ pub struct ListTaskPushNotificationConfigsRequest {
     #[serde(default, alias = "page_size", deserialize_with = "int32", skip_serializing_if = "is_zero")]
     pub page_size: i32,
     /// Cursor from a previous page.
-    #[serde(default, alias = "page_token", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "page_token",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub page_token: String,
 }
 
@@ -188,7 +208,12 @@ pub struct ListTaskPushNotificationConfigsResponse {
     #[serde(default)]
     pub configs: Vec<TaskPushNotificationConfig>,
     /// Cursor of the next page; omitted on the last page.
-    #[serde(default, alias = "next_page_token", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "next_page_token",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub next_page_token: String,
 }
 
@@ -196,6 +221,6 @@ pub struct ListTaskPushNotificationConfigsResponse {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GetExtendedAgentCardRequest {
     /// Tenant of the selected interface.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
 }

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::part::Part;
 use super::timestamp::Timestamp;
-use super::wire::proto_enum;
+use super::wire::{null_default, proto_enum};
 
 proto_enum! {
     /// The lifecycle state of a task (§4.1.3).
@@ -56,10 +56,15 @@ pub struct Message {
     #[serde(alias = "message_id")]
     pub message_id: String,
     /// Conversation context.
-    #[serde(default, alias = "context_id", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "context_id",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub context_id: String,
     /// Task this message belongs to.
-    #[serde(default, alias = "task_id", skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", alias = "task_id", skip_serializing_if = "String::is_empty")]
     pub task_id: String,
     /// REQUIRED sender role.
     pub role: Role,
@@ -69,10 +74,15 @@ pub struct Message {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
     /// Extension URIs used by this message.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<String>,
     /// Related task ids (advisory).
-    #[serde(default, alias = "reference_task_ids", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "reference_task_ids",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub reference_task_ids: Vec<String>,
 }
 
@@ -104,10 +114,10 @@ pub struct Artifact {
     #[serde(alias = "artifact_id")]
     pub artifact_id: String,
     /// Human-readable name.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub name: String,
     /// Human-readable description.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// REQUIRED, at least one part.
     pub parts: Vec<Part>,
@@ -115,7 +125,7 @@ pub struct Artifact {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
     /// Extension URIs used by this artifact.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<String>,
 }
 
@@ -126,15 +136,20 @@ pub struct Task {
     /// REQUIRED, server-generated.
     pub id: String,
     /// Conversation context.
-    #[serde(default, alias = "context_id", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        alias = "context_id",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub context_id: String,
     /// REQUIRED.
     pub status: TaskStatus,
     /// Outputs so far.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
     pub artifacts: Vec<Artifact>,
     /// Messages exchanged so far.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<Message>,
     /// Optional metadata struct.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -168,3 +168,12 @@ macro_rules! oneof_deserialize {
     };
 }
 pub(crate) use oneof_deserialize;
+
+/// ProtoJSON reads `null` for a singular or repeated field as the field's default value.
+pub(crate) fn null_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Option::<T>::deserialize(d).map(Option::unwrap_or_default)
+}
