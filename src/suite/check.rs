@@ -153,13 +153,16 @@ pub async fn run(opts: &CheckOptions, sink: &mut (dyn FnMut(&RunEvent) + Send)) 
             return legacy_outcome(opts, &suites, &discovery, &redactor, &legacy, started, started_at, sink);
         }
     }
-    let iface = discovery.interface.clone().ok_or_else(|| {
-        CheckError::NotAnAgent(format!(
-            "the card at {} offers no A2A 1.0 JSON-RPC interface{}",
+    // A 1.0 card without a usable JSON-RPC interface is itself a finding: the card checks still run
+    // (and fail), the checks that need the interface end in `error`.
+    let iface = discovery.interface.clone();
+    if iface.is_none() {
+        eprintln!(
+            "warning: the card at {} offers no A2A 1.0 JSON-RPC interface{}; only the card can be checked",
             discovery.card_url,
             if discovery.notes.is_empty() { String::new() } else { format!(" ({})", discovery.notes.join("; ")) }
-        ))
-    })?;
+        );
+    }
     let base_url = origin_of(&discovery.card_url);
     let sel = Selection {
         profiles: opts.profiles.clone(),
@@ -193,8 +196,8 @@ pub async fn run(opts: &CheckOptions, sink: &mut (dyn FnMut(&RunEvent) + Send)) 
     let ctx = Arc::new(Ctx {
         client,
         redactor,
-        rpc_url: iface.url.clone(),
-        tenant: iface.tenant.clone().unwrap_or_default(),
+        rpc_url: iface.as_ref().map(|i| i.url.clone()).unwrap_or_default(),
+        tenant: iface.as_ref().and_then(|i| i.tenant.clone()).unwrap_or_default(),
         base_url,
         discovery,
         webhook,

@@ -19,6 +19,9 @@ pub const PROBES: &[&str] =
 
 /// Runs the probe `name` with its params.
 pub async fn run(run: &mut CheckRun<'_>, name: &str, params: &Value) -> Result<(), StepFail> {
+    if run.ctx.rpc_url.is_empty() && name != "card_conditional_get" {
+        return Err(StepFail::undecided("probe", "the card offers no A2A 1.0 JSON-RPC interface to probe"));
+    }
     match name {
         "concurrent_subscribers" => concurrent_subscribers(run, params).await,
         "resume_last_event_id" => resume_last_event_id(run).await,

@@ -132,6 +132,11 @@ fn stream_limits(run: &CheckRun<'_>, es: Option<&ExpectStream>) -> SseLimits {
 
 /// Builds and sends the step's request, keeping the exchange as evidence.
 pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, StepFail> {
+    let to_card = step.operation.as_deref() == Some("get_agent_card")
+        || step.raw.as_ref().is_some_and(|r| r.path.starts_with("/.well-known/") || r.path.starts_with("http"));
+    if run.ctx.rpc_url.is_empty() && !to_card {
+        return Err(StepFail::undecided(&step.id, "the card offers no A2A 1.0 JSON-RPC interface to send this to"));
+    }
     let (mut req, streaming) = if let Some(raw) = &step.raw {
         (raw_request(run, &step.id, raw)?, false)
     } else {
