@@ -33,6 +33,21 @@ fn drop_key(v: &mut Value, key: &str) {
     }
 }
 
+fn rewrite_string(v: &mut Value, re: &regex::Regex, to: &str, key: Option<&str>, in_key: bool) {
+    match v {
+        Value::String(s) if (key.is_none() || in_key) && re.is_match(s) => {
+            *s = re.replace_all(s, to).into_owned();
+        }
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                rewrite_string(x, re, to, key, key == Some(k.as_str()));
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| rewrite_string(x, re, to, key, in_key)),
+        _ => {}
+    }
+}
+
 fn replace_string(v: &mut Value, from: &str, to: &Value) {
     match v {
         Value::String(s) if s == from => *v = to.clone(),
@@ -101,6 +116,11 @@ fn value_mutation(m: &Mutation, root: &mut Value) {
         }
         Mutation::Set { pointer, value, .. } => set_pointer(root, pointer, value.clone()),
         Mutation::ReplaceString { from, to, .. } => replace_string(root, from, to),
+        Mutation::RewriteString { pattern, to, key, .. } => {
+            if let Ok(re) = regex::Regex::new(pattern) {
+                rewrite_string(root, &re, to, key.as_deref(), false);
+            }
+        }
         _ => {}
     }
 }
@@ -110,7 +130,8 @@ fn value_target(m: &Mutation) -> Option<(Target, &[String])> {
         Mutation::RenameKey { target, methods, .. }
         | Mutation::DropKey { target, methods, .. }
         | Mutation::Set { target, methods, .. }
-        | Mutation::ReplaceString { target, methods, .. } => Some((*target, methods)),
+        | Mutation::ReplaceString { target, methods, .. }
+        | Mutation::RewriteString { target, methods, .. } => Some((*target, methods)),
         _ => None,
     }
 }
@@ -171,6 +192,34 @@ pub fn mutate_response(faults: &ActiveFaults, method: Option<&str>, envelope: &m
                 }
             }
         }
+    }
+}
+
+/// Applies `set_from_header` mutations to one JSON-RPC answer; `header` looks up a request header.
+pub fn mutate_from_headers(
+    faults: &ActiveFaults,
+    method: Option<&str>,
+    envelope: &mut Value,
+    header: &dyn Fn(&str) -> Option<String>,
+) {
+    for m in faults.mutations() {
+        let Mutation::SetFromHeader { name, pointer, append, target, methods } = m else { continue };
+        if !applies(methods, method) {
+            continue;
+        }
+        let Some(value) = header(name) else { continue };
+        let root = match target {
+            Target::Result => envelope.get_mut("result"),
+            Target::Error => envelope.get_mut("error"),
+            Target::Envelope => Some(&mut *envelope),
+            Target::Card | Target::Push => None,
+        };
+        let Some(root) = root else { continue };
+        let new = match root.pointer(pointer) {
+            Some(Value::String(old)) if *append => format!("{old} {value}"),
+            _ => value,
+        };
+        set_pointer(root, pointer, Value::String(new));
     }
 }
 
@@ -383,6 +432,24 @@ mod tests {
         assert_eq!(ids(&rest), ["0", "2", "1"]);
         let f = active(json!([{"op": "sse_duplicate", "index": 1}]));
         assert_eq!(ids(&mutate_frames(&f, None, &mut StreamState::default(), frames(3), true)), ["0", "1", "1", "2"]);
+    }
+
+    #[test]
+    fn rewrite_string_by_key_and_set_from_header() {
+        let f = active(json!([
+            {"op": "rewrite_string", "key": "timestamp", "pattern": "Z$", "to": "+00:00"},
+            {"op": "set_from_header", "name": "X-Canary", "pointer": "/message", "append": true, "target": "error"}
+        ]));
+        let mut env = json!({"result": {"status": {"timestamp": "2026-01-01T00:00:00.000Z"}, "text": "Z"}});
+        mutate_response(&f, None, &mut env);
+        assert_eq!(env["result"]["status"]["timestamp"], "2026-01-01T00:00:00.000+00:00");
+        assert_eq!(env["result"]["text"], "Z", "only values of `timestamp` members");
+        let mut err = json!({"error": {"code": -32001, "message": "Task not found"}});
+        mutate_from_headers(&f, None, &mut err, &|n: &str| (n == "X-Canary").then(|| "c4n4ry".to_owned()));
+        assert_eq!(err["error"]["message"], "Task not found c4n4ry");
+        let mut ok = json!({"result": {}});
+        mutate_from_headers(&f, None, &mut ok, &|_: &str| Some("x".to_owned()));
+        assert_eq!(ok, json!({"result": {}}), "an error target leaves answers alone");
     }
 
     #[test]

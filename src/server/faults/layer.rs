@@ -77,14 +77,16 @@ pub async fn commit(State(faults): State<Arc<ActiveFaults>>, req: Request, next:
             tokio::time::sleep(Duration::from_millis(*ms)).await;
         }
     }
+    let req_headers = parts.headers.clone();
     let resp = next.run(Request::from_parts(parts, body)).await;
-    rewrite_response(&faults, method, is_card, resp).await
+    rewrite_response(&faults, method, is_card, &req_headers, resp).await
 }
 
 async fn rewrite_response(
     faults: &Arc<ActiveFaults>,
     method: Option<String>,
     is_card: bool,
+    req_headers: &axum::http::HeaderMap,
     resp: Response,
 ) -> Response {
     let (mut parts, body) = resp.into_parts();
@@ -100,6 +102,10 @@ async fn rewrite_response(
                         apply::mutate_card(faults, &mut v);
                     } else {
                         apply::mutate_response(faults, m, &mut v);
+                        let lookup = |name: &str| -> Option<String> {
+                            req_headers.get(name).and_then(|h| h.to_str().ok()).map(str::to_owned)
+                        };
+                        apply::mutate_from_headers(faults, m, &mut v, &lookup);
                     }
                     parts.headers.remove(header::CONTENT_LENGTH);
                     Body::from(if is_card {

@@ -89,6 +89,40 @@ pub enum Mutation {
         #[serde(default)]
         methods: Vec<String>,
     },
+    /// Rewrites string values matching a regular expression (`$1`… refer to groups); only the values
+    /// of members named `key` when given (e.g. timestamps with an offset instead of `Z`).
+    RewriteString {
+        /// Regular expression.
+        pattern: String,
+        /// Replacement.
+        to: String,
+        /// Only values of members with this name.
+        #[serde(default)]
+        key: Option<String>,
+        /// Target.
+        #[serde(default)]
+        target: Target,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Copies the value of a request header into the response at `pointer` (leaks it), appended to
+    /// the string already there when `append`. Applies to JSON answers (not streams, card or push).
+    SetFromHeader {
+        /// Request header name.
+        name: String,
+        /// JSON pointer from the target root.
+        pointer: String,
+        /// Append to an existing string instead of replacing it.
+        #[serde(default)]
+        append: bool,
+        /// Target.
+        #[serde(default)]
+        target: Target,
+        /// Methods.
+        #[serde(default)]
+        methods: Vec<String>,
+    },
     /// Replaces the result with its member (e.g. a bare Task instead of `{task: …}`).
     UnwrapResult {
         /// The member to lift.
