@@ -88,6 +88,9 @@ pub struct CheckArgs {
     /// Time bound of one check in seconds (each HTTP exchange gets at most 10 s of it).
     #[arg(long, default_value_t = 30)]
     pub timeout: u64,
+    /// Seconds to wait for what the agent does on its own: a stream to close, a webhook to be called.
+    #[arg(long, default_value_t = 15)]
+    pub patience: u64,
     /// Directory for report files.
     #[arg(long, default_value = "a2a-conform-report")]
     pub out: PathBuf,
@@ -118,11 +121,11 @@ pub enum FaultsCommand {
 /// Options of `a2a-conform selftest`.
 #[derive(Debug, Args)]
 pub struct SelftestArgs {
-    /// Mock + check runs at once.
-    #[arg(long, default_value_t = 6)]
+    /// Mock + check runs at once (mostly waiting on scripted delays, so more than the cores).
+    #[arg(long, default_value_t = 16)]
     pub parallel: usize,
     /// Checks at once within one run.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 8)]
     pub jobs: usize,
     /// Only this fault (repeatable).
     #[arg(long = "fault", value_name = "ID")]
@@ -353,6 +356,7 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
         strict: args.strict,
         jobs: args.jobs.max(1),
         timeout: std::time::Duration::from_secs(args.timeout.max(1)),
+        patience: std::time::Duration::from_secs(args.patience.max(1)),
         client: ClientConfig { headers, ..ClientConfig::default() },
         webhook_bind: args.webhook_bind,
         webhook_url: args.webhook_url.clone(),

@@ -29,6 +29,7 @@ async fn a_0_3_card_is_reported_as_a_legacy_peer_with_evidence() {
         strict: false,
         jobs: 2,
         timeout: Duration::from_secs(10),
+        patience: Duration::from_secs(10),
         client: ClientConfig::default(),
         webhook_bind: "127.0.0.1:0".parse().unwrap(),
         webhook_url: None,

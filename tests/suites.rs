@@ -27,6 +27,7 @@ fn run_checks(only: Vec<String>) -> HashMap<String, CheckResult> {
             strict: false,
             jobs: 4,
             timeout: Duration::from_secs(30),
+            patience: Duration::from_secs(15),
             client: ClientConfig { headers: vec![auth], ..ClientConfig::default() },
             webhook_bind: "127.0.0.1:0".parse().unwrap(),
             webhook_url: None,

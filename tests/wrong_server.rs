@@ -326,6 +326,7 @@ async fn check_against(mutation: Mutation) -> Report {
         strict: false,
         jobs: 4,
         timeout: Duration::from_secs(20),
+        patience: Duration::from_secs(15),
         client: ClientConfig {
             headers: vec![("Authorization".into(), format!("Bearer {}", server.token))],
             ..ClientConfig::default()

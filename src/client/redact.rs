@@ -116,20 +116,28 @@ impl Redactor {
         if self.secrets.is_empty() {
             return s.to_owned();
         }
+        // Jump from match to match (`str::find` is a fast substring search) rather than testing
+        // every secret at every character: evidence bodies are redacted on every exchange.
         let mut out = String::with_capacity(s.len());
         let mut rest = s;
-        'outer: while let Some(c) = rest.chars().next() {
-            for secret in &self.secrets {
-                if rest.starts_with(secret.as_str()) {
+        loop {
+            let hit = self
+                .secrets
+                .iter()
+                .filter_map(|secret| rest.find(secret.as_str()).map(|i| (i, secret.len())))
+                .min_by_key(|(i, len)| (*i, std::cmp::Reverse(*len)));
+            match hit {
+                None => {
+                    out.push_str(rest);
+                    return out;
+                }
+                Some((i, len)) => {
+                    out.push_str(&rest[..i]);
                     out.push_str(REDACTED);
-                    rest = &rest[secret.len()..];
-                    continue 'outer;
+                    rest = &rest[i + len..];
                 }
             }
-            out.push(c);
-            rest = &rest[c.len_utf8()..];
         }
-        out
     }
 
     /// Like [`Redactor::redact`], for text that was cut short: a trailing fragment (at least 3

@@ -58,6 +58,10 @@ pub fn render(report: &Report, color: bool) -> String {
         report.summary.total,
         report.summary.duration_ms
     );
+    // What discovery noticed about the target (a 0.3 card, no usable interface, ...).
+    for note in &report.target.notes {
+        let _ = writeln!(out, "note: {}", truncate(note, WIDTH - 6));
+    }
     out.push('\n');
 
     // Profiles: one line each.

@@ -55,6 +55,8 @@ pub struct CheckOptions {
     pub jobs: usize,
     /// Time bound of one check; also bounds each HTTP exchange.
     pub timeout: Duration,
+    /// How long to wait for a stream to close or a webhook to be called (within `timeout`).
+    pub patience: Duration,
     /// HTTP client settings (headers, caps).
     pub client: ClientConfig,
     /// Where the kit's webhook receiver listens.
@@ -156,12 +158,9 @@ pub async fn run(opts: &CheckOptions, sink: &mut (dyn FnMut(&RunEvent) + Send)) 
     // A 1.0 card without a usable JSON-RPC interface is itself a finding: the card checks still run
     // (and fail), the checks that need the interface end in `error`.
     let iface = discovery.interface.clone();
+    let mut notes = discovery.notes.clone();
     if iface.is_none() {
-        eprintln!(
-            "warning: the card at {} offers no A2A 1.0 JSON-RPC interface{}; only the card can be checked",
-            discovery.card_url,
-            if discovery.notes.is_empty() { String::new() } else { format!(" ({})", discovery.notes.join("; ")) }
-        );
+        notes.push("the card offers no A2A 1.0 JSON-RPC interface: only the card could be checked".into());
     }
     let base_url = origin_of(&discovery.card_url);
     let sel = Selection {
@@ -191,7 +190,7 @@ pub async fn run(opts: &CheckOptions, sink: &mut (dyn FnMut(&RunEvent) + Send)) 
         url: opts.target.clone(),
         card_sha256: Some(hex::encode(Sha256::digest(&discovery.exchange.body))),
         capabilities: discovery.card.get("capabilities").cloned(),
-        notes: discovery.notes.clone(),
+        notes,
     };
     let ctx = Arc::new(Ctx {
         client,
@@ -202,6 +201,7 @@ pub async fn run(opts: &CheckOptions, sink: &mut (dyn FnMut(&RunEvent) + Send)) 
         discovery,
         webhook,
         strict: opts.strict,
+        patience: opts.patience.min(opts.timeout),
         wire: Mutex::new(Vec::new()),
     });
     sink(&RunEvent::RunStarted { target: opts.target.clone(), planned: checks.len() + 1 });

@@ -84,7 +84,8 @@ async fn subscribe_full(
     if let Some(id) = last_event_id {
         req.headers.push(("Last-Event-ID".into(), id.into()));
     }
-    let limits = SseLimits { total_timeout: Duration::from_secs(20), ..run.ctx.client.config().sse.clone() };
+    let limits =
+        SseLimits { total_timeout: run.ctx.patience + Duration::from_secs(5), ..run.ctx.client.config().sse.clone() };
     run.ctx
         .client
         .send_streaming_with(req, &limits, stop_after)
@@ -257,7 +258,7 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
     if v.get("result").is_none() {
         return Err(StepFail::violation("create", format!("creating the push config failed: {}", compact(&v))));
     }
-    let deadline = Instant::now() + Duration::from_secs(15);
+    let deadline = Instant::now() + run.ctx.patience;
     let deliveries = loop {
         let d = hook.deliveries(&inbox);
         let done = d.iter().any(|x| {
@@ -273,7 +274,10 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
     if deliveries.is_empty() {
         return Err(StepFail::violation(
             "deliver",
-            "no notification reached the webhook within 15 s (§4.3.3: at least one attempt)",
+            format!(
+                "no notification reached the webhook within {} s (§4.3.3: at least one attempt)",
+                run.ctx.patience.as_secs()
+            ),
         ));
     }
     for (i, d) in deliveries.iter().enumerate() {

@@ -13,9 +13,6 @@ use crate::client::http::{HttpExchange, HttpRequest, StreamExchange};
 use crate::client::rpc::rpc_request;
 use crate::client::sse::SseLimits;
 
-/// Default time a stream may take to close.
-const DEFAULT_STREAM_TIMEOUT: Duration = Duration::from_secs(15);
-
 /// What one request produced.
 pub(crate) enum Answer {
     /// A plain HTTP answer.
@@ -124,8 +121,9 @@ fn rendered_headers(
 
 fn stream_limits(run: &CheckRun<'_>, es: Option<&ExpectStream>) -> SseLimits {
     let mut l = run.ctx.client.config().sse.clone();
-    let t = es.and_then(|e| e.timeout_ms).map(Duration::from_millis).unwrap_or(DEFAULT_STREAM_TIMEOUT);
-    l.total_timeout = t.min(l.total_timeout.max(t));
+    // A suite's own timeout wins; otherwise the run's patience bounds how long a stream may take.
+    let t = es.and_then(|e| e.timeout_ms).map(Duration::from_millis).unwrap_or(run.ctx.patience);
+    l.total_timeout = t;
     l.idle_timeout = l.idle_timeout.min(t);
     l
 }

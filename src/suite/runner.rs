@@ -44,6 +44,9 @@ pub struct Ctx {
     pub webhook: Option<Arc<WebhookReceiver>>,
     /// `--strict`: SHOULD violations fail.
     pub strict: bool,
+    /// How long to wait for what the agent does on its own: a stream to close, a webhook to be
+    /// called.
+    pub patience: Duration,
     /// Schema violations seen in any answer, for the synthetic WIRE-SCHEMA check.
     pub wire: Mutex<Vec<WireViolation>>,
 }

@@ -28,13 +28,22 @@ pub struct SelftestOptions {
     pub jobs: usize,
     /// Bound on one check.
     pub timeout: Duration,
+    /// How long a check waits for streams to close and webhooks to be called: the mock does both
+    /// in about two seconds when faithful, so a short wait keeps the matrix fast.
+    pub patience: Duration,
     /// Only these faults (empty: all).
     pub faults: Vec<String>,
 }
 
 impl Default for SelftestOptions {
     fn default() -> Self {
-        SelftestOptions { parallel_runs: 6, jobs: 4, timeout: Duration::from_secs(30), faults: Vec::new() }
+        SelftestOptions {
+            parallel_runs: 16,
+            jobs: 8,
+            timeout: Duration::from_secs(30),
+            patience: Duration::from_secs(6),
+            faults: Vec::new(),
+        }
     }
 }
 
@@ -45,6 +54,8 @@ pub struct Matrix {
     pub clean_problems: BTreeMap<String, String>,
     /// Fault id → ids of the checks it killed.
     pub kills: BTreeMap<String, Vec<String>>,
+    /// Fault id → wall time of its run, in ms (the slowest bound the matrix's runtime).
+    pub run_ms: BTreeMap<String, u64>,
     /// Faults no check caught.
     pub undetected_faults: Vec<String>,
     /// Scored checks no fault killed (and not listed as unkillable).
@@ -137,9 +148,29 @@ impl Matrix {
         for c in &self.stale_unkillable {
             s.push_str(&format!("  stale: {c} is listed as unkillable but a fault kills it\n"));
         }
-        s.push_str(&format!("runtime: {:.1} s\n", self.duration_ms as f64 / 1000.0));
+        let mut slow: Vec<(&String, &u64)> = self.run_ms.iter().collect();
+        slow.sort_by(|a, b| b.1.cmp(a.1));
+        let slowest: Vec<String> =
+            slow.iter().take(3).map(|(f, ms)| format!("{f} {:.1} s", **ms as f64 / 1000.0)).collect();
+        s.push_str(&format!(
+            "runtime: {:.1} s (slowest fault runs: {})\n",
+            self.duration_ms as f64 / 1000.0,
+            if slowest.is_empty() { "none".to_owned() } else { slowest.join(", ") }
+        ));
         s
     }
+}
+
+/// Milliseconds a fault makes the mock wait on purpose (stalls, streams kept open).
+fn deliberate_wait_ms(f: &Fault) -> u64 {
+    use crate::server::faults::Mutation;
+    f.mutations
+        .iter()
+        .map(|m| match m {
+            Mutation::Stall { ms, .. } | Mutation::SseKeepOpen { ms, .. } => *ms,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// True if the check caught something (a violated MUST, SHOULD or MAY).
@@ -154,6 +185,9 @@ async fn run_once(faults: Vec<Arc<Fault>>, opts: &SelftestOptions) -> Result<Vec
         webhooks: WebhookPolicy::AllowLoopback,
         push_timeout_ms: 2_000,
         push_retries: 0,
+        // A fault that makes SendMessage block (ignoring returnImmediately) should cost seconds, not
+        // the default half minute; the faithful scenarios settle in under two seconds.
+        limits: crate::protocol::limits::Limits { max_blocking_ms: 5_000, ..Default::default() },
         faults,
         ..MockConfig::default()
     };
@@ -169,6 +203,7 @@ async fn run_once(faults: Vec<Arc<Fault>>, opts: &SelftestOptions) -> Result<Vec
         strict: false,
         jobs: opts.jobs,
         timeout: opts.timeout,
+        patience: opts.patience,
         client: ClientConfig {
             headers: vec![("Authorization".into(), format!("Bearer {token}"))],
             timeout: Duration::from_secs(10),
@@ -209,8 +244,10 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     let catalogue = FaultCatalogue::builtin().map_err(|e| e.to_string())?;
     let unkillable: BTreeMap<String, String> =
         serde_json::from_str(UNKILLABLE).map_err(|e| format!("mock-peer/unkillable.json: {e}"))?;
-    let faults: Vec<Arc<Fault>> =
+    let mut faults: Vec<Arc<Fault>> =
         catalogue.all().filter(|f| opts.faults.is_empty() || opts.faults.contains(&f.id)).cloned().collect();
+    // Faults that wait on purpose run first, so that they do not stretch the tail of the matrix.
+    faults.sort_by_key(|f| std::cmp::Reverse(deliberate_wait_ms(f)));
     for id in &opts.faults {
         if catalogue.get(id).is_none() {
             return Err(format!("unknown fault {id:?}"));
@@ -224,12 +261,16 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
         tasks.spawn(async move {
             let _permit = sem.acquire().await;
             let id = f.id.clone();
-            (id, run_once(vec![f], &opts).await)
+            let t = Instant::now();
+            let r = run_once(vec![f], &opts).await;
+            (id, r, t.elapsed().as_millis() as u64)
         });
     }
     let mut kills = BTreeMap::new();
+    let mut run_ms = BTreeMap::new();
     while let Some(joined) = tasks.join_next().await {
-        let (id, results) = joined.map_err(|e| e.to_string())?;
+        let (id, results, ms) = joined.map_err(|e| e.to_string())?;
+        run_ms.insert(id.clone(), ms);
         let results = results?;
         let killed_ids: Vec<String> = results.iter().filter(|r| killed(r)).map(|r| r.id.clone()).collect();
         kills.insert(id, killed_ids);
@@ -260,6 +301,7 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
         scored_checks: scored.len(),
         faults: faults.len(),
         kills,
+        run_ms,
         duration_ms: started.elapsed().as_millis() as u64,
     })
 }
