@@ -1,88 +1,26 @@
-// Include with `#[path = "common/schema.rs"] mod schema;` from a tests/*.rs file, or `pub mod schema;` in tests/common/mod.rs.
-//! Validation of JSON values against the A2A 1.0 JSON Schema copied at `fixtures/spec/a2a.schema.json`.
-//!
-//! Definitions live under `$defs`, keyed by proto message name (`Task`, `StreamResponse`, ...). Each
-//! definition is compiled on first use into a validator for the wrapper schema
-//! `{"$ref": "#/$defs/<def>", "$defs": <all defs>}` and cached for the rest of the test binary.
-//! `format` keywords (`date-time` on `Timestamp`) are asserted, not just annotated.
+// Include with `#[path = "common/schema.rs"] mod schema;` from a tests/*.rs file.
+//! Validation helpers for tests: the A2A 1.0 JSON Schema (the copy in `fixtures/spec/`, compiled
+//! into the kit as `a2a_conform::suite::schema`) and this repository's own schema files.
 #![allow(dead_code)]
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use serde_json::Value;
 
-use serde_json::{Map, Value, json};
-
-/// Where the schema is read from: the crate's own fixtures, never the shared spec directory.
-pub const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/spec/a2a.schema.json");
-
-/// The whole schema document, loaded and parsed once.
-pub fn schema() -> &'static Value {
-    static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let text = std::fs::read_to_string(SCHEMA_PATH).unwrap_or_else(|e| panic!("cannot read {SCHEMA_PATH}: {e}"));
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{SCHEMA_PATH} is not JSON: {e}"))
-    })
-}
-
-/// The `$defs` map of the schema.
-pub fn defs() -> &'static Map<String, Value> {
-    schema().get("$defs").and_then(Value::as_object).unwrap_or_else(|| panic!("{SCHEMA_PATH} has no `$defs` object"))
-}
-
-/// Whether the schema defines `#/$defs/<def>`.
-pub fn has_def(def: &str) -> bool {
-    defs().contains_key(def)
-}
-
-/// The compiled validator of one definition, built on first use.
-fn validator(def: &str) -> Result<Arc<jsonschema::Validator>, String> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<jsonschema::Validator>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    // A panic while holding the lock (in another test thread) leaves the map itself intact.
-    let mut cache = cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(v) = cache.get(def) {
-        return Ok(Arc::clone(v));
-    }
-    if !has_def(def) {
-        return Err(format!("{SCHEMA_PATH} has no definition `#/$defs/{def}`"));
-    }
-    let wrapper = json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$ref": format!("#/$defs/{def}"),
-        "$defs": defs(),
-    });
-    let compiled = jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .should_validate_formats(true)
-        .build(&wrapper)
-        .map_err(|e| format!("cannot compile `#/$defs/{def}`: {e}"))?;
-    let compiled = Arc::new(compiled);
-    cache.insert(def.to_owned(), Arc::clone(&compiled));
-    Ok(compiled)
-}
-
-/// Validates `value` against `#/$defs/<def>`. The error lists every violation with its instance path
-/// (a JSON pointer; `(root)` for the value itself).
+/// Validates `value` against `#/$defs/<def>` of the spec schema. The error lists the violations with
+/// their instance paths (a JSON pointer; `(root)` for the value itself).
 pub fn validate(def: &str, value: &Value) -> Result<(), String> {
-    let validator = validator(def)?;
-    let errors: Vec<String> = validator
-        .iter_errors(value)
-        .map(|e| {
-            let path = e.instance_path().to_string();
-            let path = if path.is_empty() { "(root)".to_owned() } else { path };
-            format!("at {path}: {e}")
-        })
+    let errors: Vec<String> = a2a_conform::suite::schema::violations(def, value)
+        .into_iter()
+        .map(|(path, msg)| format!("at {}: {msg}", if path.is_empty() { "(root)" } else { &path }))
         .collect();
     if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "value does not match `#/$defs/{def}` ({} error(s)):\n  {}\nvalue: {}",
-            errors.len(),
-            errors.join("\n  "),
-            serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
-        ))
+        return Ok(());
     }
+    Err(format!(
+        "value does not match `#/$defs/{def}` ({} error(s) shown):\n  {}\nvalue: {}",
+        errors.len(),
+        errors.join("\n  "),
+        serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+    ))
 }
 
 /// Panics with the validation report unless `value` matches `#/$defs/<def>`.
