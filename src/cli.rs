@@ -3,16 +3,16 @@
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 
-use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
-use crate::client::commands::{ClientCommand, ClientOptions, parse_headers};
 use crate::client::http::ClientConfig;
+use crate::commands::check::{self, CheckOptions, Output};
+use crate::commands::client::{ClientCommand, ClientOptions, parse_headers};
+use crate::commands::{mock, selftest};
 use crate::protocol::limits::Limits;
-use crate::report::{RunEvent, Sink as _};
+use crate::report::files::Format;
 use crate::server::faults::FaultCatalogue;
-use crate::server::{ExtendedCard, MissingVersion, MockConfig, MockServer, WebhookPolicy};
-use crate::suite::check::{self, CheckOptions, Format};
+use crate::server::{ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
 
 /// Conformance test kit and faithful mock peer for the A2A protocol 1.0.
 #[derive(Debug, Parser)]
@@ -328,31 +328,15 @@ impl MockArgs {
     }
 }
 
-/// Runs `check`: against the URL, or against an embedded mock started for the purpose.
+/// `check`: flags into options, then the command.
 async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
-    let mut headers = parse_headers(&args.headers).map_err(|e| anyhow::anyhow!(e))?;
-    let (target, mock, behaviors) = match &args.url {
-        Some(url) => (url.clone(), None, args.behaviors == Some(Behaviors::Acts)),
-        None => {
-            let (server, auth) = check::start_embedded_mock().await.context("starting the embedded mock peer")?;
-            // The embedded mock's extended card needs its own token; a user Authorization would shadow it.
-            if headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(&auth.0)) {
-                eprintln!("note: the embedded mock uses its own Authorization header; yours is not sent");
-                headers.retain(|(k, _)| !k.eq_ignore_ascii_case(&auth.0));
-            }
-            headers.push(auth);
-            eprintln!("checking the embedded mock peer at {}", server.url());
-            (server.url().to_owned(), Some(server), args.behaviors != Some(Behaviors::None))
-        }
-    };
+    let headers = parse_headers(&args.headers).map_err(|e| anyhow::anyhow!(e))?;
     let opts = CheckOptions {
-        target,
         profiles: args.profiles.clone(),
         suites: args.suites.clone(),
         no_builtin: args.no_builtin,
         only: args.only.clone(),
         exclude: args.exclude.clone(),
-        behaviors,
         strict: args.strict,
         jobs: args.jobs.max(1),
         timeout: std::time::Duration::from_secs(args.timeout.max(1)),
@@ -360,7 +344,12 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
         client: ClientConfig { headers, ..ClientConfig::default() },
         webhook_bind: args.webhook_bind,
         webhook_url: args.webhook_url.clone(),
-        out: Some(args.out.clone()),
+        ..CheckOptions::new(args.url.clone().unwrap_or_default())
+    };
+    let output = Output {
+        json_lines: args.json_lines,
+        color: !args.no_color && std::io::IsTerminal::is_terminal(&std::io::stdout()),
+        dir: args.out.clone(),
         formats: args
             .format
             .iter()
@@ -371,83 +360,25 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
             })
             .collect(),
     };
-    let mut lines = args.json_lines.then(|| crate::report::json::JsonLines::new(std::io::stdout()));
-    let mut sink = |ev: &RunEvent| {
-        if let Some(l) = lines.as_mut() {
-            l.event(ev);
-        }
-    };
-    let outcome = check::run(&opts, &mut sink).await;
-    if let Some(server) = mock {
-        server.shutdown().await;
-    }
-    match outcome {
-        Ok(out) => {
-            if !args.json_lines {
-                print!(
-                    "{}",
-                    crate::report::terminal::render(
-                        &out.report,
-                        !args.no_color && std::io::IsTerminal::is_terminal(&std::io::stdout())
-                    )
-                );
-            }
-            for p in &out.written {
-                eprintln!("wrote {}", p.display());
-            }
-            Ok(out.report.verdict.exit_code)
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            Ok(e.exit_code())
-        }
-    }
+    let behaviors = args.behaviors.map(|b| b == Behaviors::Acts);
+    Ok(check::run_command(args.url.is_none(), behaviors, opts, &output).await)
 }
 
 /// Runs the parsed command; the returned code is the process exit status.
 pub async fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Check(args) => run_check(args).await,
-        Command::Faults { command: FaultsCommand::List } => {
-            let catalogue = FaultCatalogue::builtin()?;
-            for f in catalogue.all() {
-                println!("{:<40} §{:<8} {}", f.id, f.section, f.description);
-            }
-            println!("{} faults", catalogue.len());
-            Ok(0)
-        }
+        Command::Faults { command: FaultsCommand::List } => mock::list_faults(),
         Command::Selftest(args) => {
-            let opts = crate::suite::selftest::SelftestOptions {
+            let opts = selftest::SelftestOptions {
                 parallel_runs: args.parallel.max(1),
                 jobs: args.jobs.max(1),
                 faults: args.faults.clone(),
                 ..Default::default()
             };
-            let matrix = crate::suite::selftest::run(&opts).await.map_err(|e| anyhow::anyhow!(e))?;
-            print!("{}", matrix.summary());
-            std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
-            let path = args.out.join("matrix.json");
-            std::fs::write(&path, serde_json::to_string_pretty(&matrix)? + "\n")
-                .with_context(|| format!("writing {}", path.display()))?;
-            let md = args.out.join("matrix.md");
-            std::fs::write(&md, matrix.markdown()).with_context(|| format!("writing {}", md.display()))?;
-            eprintln!("wrote {} and {}", path.display(), md.display());
-            Ok(if matrix.ok() { 0 } else { 1 })
+            selftest::run_command(&opts, &args.out).await
         }
-        Command::Client { command, options } => crate::client::commands::run(command, options).await,
-        Command::Mock(args) => {
-            let addr = SocketAddr::new(args.host, args.port);
-            let server = MockServer::bind(args.to_config()?, addr)
-                .await
-                .with_context(|| format!("starting the mock peer on {addr}"))?;
-            // The first line is the contract scripts rely on.
-            println!("listening on {}", server.url());
-            println!("agent card: {}", server.card_url());
-            println!("JSON-RPC:   {}", server.rpc_url());
-            use std::io::Write as _;
-            std::io::stdout().flush().ok();
-            server.run_until_ctrl_c().await;
-            Ok(0)
-        }
+        Command::Client { command, options } => crate::commands::client::run(command, options).await,
+        Command::Mock(args) => mock::serve(args.to_config()?, SocketAddr::new(args.host, args.port)).await,
     }
 }

@@ -6,12 +6,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use a2a_conform::client::commands::{ClientCommand, ClientOptions, run_with_output};
 use a2a_conform::client::discovery::{DiscoveryError, discover};
 use a2a_conform::client::http::{ClientConfig, ClientError, HttpClient, HttpRequest};
 use a2a_conform::client::rpc::{RpcOutcome, rpc_outcome, rpc_request, rpc_stream_request, text_message, with_tenant};
-use a2a_conform::client::sse::{SseError, SseLimits, StreamEnd};
+use a2a_conform::commands::client::{ClientCommand, ClientOptions, run_with_output};
+use a2a_conform::engine::evidence::ToEvidence as _;
 use a2a_conform::server::{MockConfig, MockServer};
+use a2a_conform::sse::{SseError, SseLimits, StreamEnd};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode, Uri, header};

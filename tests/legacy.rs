@@ -3,9 +3,8 @@
 
 use std::time::Duration;
 
-use a2a_conform::client::http::ClientConfig;
+use a2a_conform::commands::check::{self, CheckOptions, LEGACY_PEER};
 use a2a_conform::report::Outcome;
-use a2a_conform::suite::check::{self, CheckOptions};
 use axum::Router;
 use axum::routing::get;
 
@@ -19,26 +18,14 @@ async fn a_0_3_card_is_reported_as_a_legacy_peer_with_evidence() {
         .route("/.well-known/agent-card.json", get(|| async { ([("content-type", "application/json")], CARD) }));
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     let opts = CheckOptions {
-        target: format!("http://{addr}"),
-        profiles: vec![],
-        suites: vec![],
-        no_builtin: false,
-        only: vec![],
-        exclude: vec![],
-        behaviors: false,
-        strict: false,
         jobs: 2,
         timeout: Duration::from_secs(10),
         patience: Duration::from_secs(10),
-        client: ClientConfig::default(),
-        webhook_bind: "127.0.0.1:0".parse().unwrap(),
-        webhook_url: None,
-        out: None,
-        formats: vec![],
+        ..CheckOptions::new(format!("http://{addr}"))
     };
-    let out = check::run(&opts, &mut |_| {}).await.expect("a legacy card still produces a report");
-    let r = &out.report.results[0].result;
-    assert_eq!(r.id, "KIT-LEGACY-001");
+    let report = check::run(&opts, &mut ()).await.expect("a legacy card still produces a report");
+    let r = &report.results[0].result;
+    assert_eq!(r.id, LEGACY_PEER);
     assert_eq!(r.outcome, Outcome::Fail);
     assert_eq!(r.profile, "legacy");
     let f = r.failure.as_ref().unwrap();
@@ -47,5 +34,5 @@ async fn a_0_3_card_is_reported_as_a_legacy_peer_with_evidence() {
     }
     assert!(f.actual.as_deref().unwrap().contains("0.3.0"));
     assert_eq!(r.evidence.len(), 1, "the card exchange is the evidence");
-    assert_eq!(out.report.verdict.exit_code, 1);
+    assert_eq!(report.verdict.exit_code, 1);
 }

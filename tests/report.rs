@@ -4,14 +4,14 @@
 use std::time::Duration;
 
 use a2a_conform::report::acts::{SdkInfo, to_acts};
-use a2a_conform::report::json::{
-    Collector, JsonLines, Report, RunInfo, SCHEMA_VERSION, SuiteSource, TargetInfo, build_report, to_json_string,
-    write_json,
-};
-use a2a_conform::report::junit::{to_junit, write_junit};
+use a2a_conform::report::files::{FileSink, Format};
+use a2a_conform::report::json::{Collector, Report, SCHEMA_VERSION, build_report, to_json_string};
+use a2a_conform::report::junit::to_junit;
+use a2a_conform::report::lines::JsonLines;
 use a2a_conform::report::terminal::render;
 use a2a_conform::report::{
-    CheckResult, Evidence, Failure, Level, Outcome, RunEvent, Sink, SkipReason, SpecRef, Verdict,
+    CheckResult, Evidence, Failure, Level, Outcome, RunEvent, RunInfo, Sink, SkipReason, SpecRef, SuiteSource,
+    TargetInfo, Verdict,
 };
 #[path = "common/schema.rs"]
 mod schema;
@@ -249,27 +249,48 @@ fn report_round_trips_and_keeps_results_as_they_are() {
     assert_eq!(v["tool"], json!({"name": "a2a-conform", "version": "0.1.0"}));
 }
 
+/// The events of a run that ends in [`report`].
+fn events() -> Vec<RunEvent> {
+    let rs = results();
+    let mut events =
+        vec![RunEvent::RunStarted { info: Box::new(info()), planned: rs.iter().map(|r| r.id.clone()).collect() }];
+    // Finish order differs from plan order: the report follows the plan.
+    for r in rs.iter().rev() {
+        events.push(RunEvent::CheckStarted { id: r.id.clone() });
+        events.push(RunEvent::CheckFinished(Box::new(r.clone())));
+    }
+    events.push(RunEvent::RunFinished {
+        verdict: Verdict::NonConformant,
+        duration_ms: 1234,
+        finished_at: "2026-01-31T12:00:02Z".into(),
+    });
+    events
+}
+
 #[test]
-fn write_json_writes_pretty_json_with_newline() {
-    let path = std::env::temp_dir().join(format!("a2a-conform-report-{}.json", std::process::id()));
-    write_json(&report(), &path).unwrap();
-    let text = std::fs::read_to_string(&path).unwrap();
-    std::fs::remove_file(&path).ok();
+fn file_sinks_write_each_format_from_the_events() {
+    let dir = std::env::temp_dir().join(format!("a2a-conform-files-{}", std::process::id()));
+    let mut json = FileSink::new(Format::Json, &dir);
+    let mut junit = FileSink::new(Format::Junit, &dir);
+    for ev in events() {
+        json.event(&ev);
+        junit.event(&ev);
+    }
+    let json_path = json.outcome().unwrap().unwrap().to_path_buf();
+    let text = std::fs::read_to_string(&json_path).unwrap();
     assert!(text.starts_with("{\n  \"schema_version\": \"1.0.0\""));
     assert!(text.ends_with("}\n"));
+    assert_eq!(text, to_json_string(&report()));
+    let xml = std::fs::read_to_string(junit.outcome().unwrap().unwrap()).unwrap();
+    assert_eq!(xml, to_junit(&report()));
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn collector_and_json_lines_consume_the_same_events() {
     let mut collector = Collector::new();
     let mut lines = JsonLines::new(Vec::new());
-    let rs = results();
-    let mut events = vec![RunEvent::RunStarted { target: "http://x".into(), planned: rs.len() }];
-    for r in &rs {
-        events.push(RunEvent::CheckStarted { id: r.id.clone() });
-        events.push(RunEvent::CheckFinished(Box::new(r.clone())));
-    }
-    events.push(RunEvent::RunFinished { verdict: Verdict::NonConformant, duration_ms: 1234 });
+    let events = events();
     {
         // One event stream, two independent sinks.
         let mut sinks: Vec<&mut dyn Sink> = vec![&mut collector, &mut lines];
@@ -277,17 +298,14 @@ fn collector_and_json_lines_consume_the_same_events() {
             sinks.event(ev);
         }
     }
-    let mut built = collector.report(&info());
-    built.generated_at = report().generated_at;
-    assert_eq!(built, report());
-    assert_eq!(collector.verdict, Some(built.verdict.status));
+    assert_eq!(collector.report(), Some(&report()));
 
     let out = String::from_utf8(lines.finish().unwrap()).unwrap();
     let parsed: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(parsed.len(), events.len());
     assert_eq!(parsed[0]["event"], "run_started");
     assert_eq!(parsed[2]["event"], "check_finished");
-    assert_eq!(parsed[2]["result"]["id"], "CORE-SEND-001");
+    assert_eq!(parsed[2]["result"]["id"], results().last().unwrap().id);
     assert_eq!(parsed.last().unwrap()["verdict"], "non_conformant");
     assert_eq!(parsed.last().unwrap()["exit_code"], 1);
 }
@@ -332,11 +350,6 @@ fn junit_has_a_suite_per_profile_and_a_case_per_check() {
         }
         other => panic!("skip is {other:?}"),
     }
-
-    let path = std::env::temp_dir().join(format!("a2a-conform-junit-{}.xml", std::process::id()));
-    write_junit(&report(), &path).unwrap();
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), xml);
-    std::fs::remove_file(&path).ok();
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! with its reason, in mock-peer/unkillable.json). A fault file that no check catches fails this
 //! test with a message naming the fault.
 
-use a2a_conform::suite::selftest::{self, SelftestOptions};
+use a2a_conform::commands::selftest::{self, SelftestOptions};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_check_can_fail_and_every_fault_is_caught() {

@@ -4,11 +4,11 @@
 //! Skipped checks show as ignored, with the reason in the name list of `--include-ignored` runs.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use a2a_conform::client::http::ClientConfig;
+use a2a_conform::commands::check::{self, CheckOptions};
+use a2a_conform::engine::scheduler::WIRE_SCHEMA;
 use a2a_conform::report::{CheckResult, Outcome};
-use a2a_conform::suite::check::{self, CheckOptions};
 use a2a_conform::suite::loader;
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -17,26 +17,14 @@ fn run_checks(only: Vec<String>) -> HashMap<String, CheckResult> {
     rt.block_on(async {
         let (server, auth) = check::start_embedded_mock().await.expect("embedded mock starts");
         let opts = CheckOptions {
-            target: server.url().to_owned(),
-            profiles: vec![],
-            suites: vec![],
-            no_builtin: false,
             only,
-            exclude: vec![],
             behaviors: true,
-            strict: false,
-            jobs: 4,
-            timeout: Duration::from_secs(30),
-            patience: Duration::from_secs(15),
             client: ClientConfig { headers: vec![auth], ..ClientConfig::default() },
-            webhook_bind: "127.0.0.1:0".parse().unwrap(),
-            webhook_url: None,
-            out: None,
-            formats: vec![],
+            ..CheckOptions::new(server.url())
         };
-        let out = check::run(&opts, &mut |_| {}).await.expect("the check run starts");
+        let report = check::run(&opts, &mut ()).await.expect("the check run starts");
         server.shutdown().await;
-        out.report.results.into_iter().map(|r| (r.result.id.clone(), r.result)).collect()
+        report.results.into_iter().map(|r| (r.result.id.clone(), r.result)).collect()
     })
 }
 
@@ -56,18 +44,20 @@ fn verdict(r: &CheckResult) -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
-    let mut ids: Vec<String> = loader::builtin()
-        .expect("built-in suites load")
+    let mut suites = loader::builtin().expect("built-in suites load");
+    suites.push(loader::kit().expect("the kit's synthetic checks load"));
+    let ids: Vec<String> = suites
         .iter()
         .flat_map(|s| s.doc.suites.iter().flat_map(|suite| suite.tests.iter().map(|t| t.id.clone())))
+        // The 0.3 detection only ever runs against a 0.3 card (tests/legacy.rs).
+        .filter(|id| id != check::LEGACY_PEER)
         .collect();
-    ids.push("WIRE-SCHEMA".into());
     let results = if args.list {
         HashMap::new()
     } else {
         // With `--exact ID` only that check runs; otherwise all of them (filters only hide trials).
         let only = match (&args.filter, args.exact) {
-            (Some(f), true) if f != "WIRE-SCHEMA" => vec![f.clone()],
+            (Some(f), true) if f != WIRE_SCHEMA => vec![f.clone()],
             _ => vec![],
         };
         run_checks(only)

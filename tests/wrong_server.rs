@@ -18,9 +18,9 @@ use futures::StreamExt as _;
 use serde_json::{Map, Value, json};
 
 use a2a_conform::client::http::ClientConfig;
+use a2a_conform::commands::check::{self, CheckOptions};
 use a2a_conform::report::{Outcome, Report};
 use a2a_conform::server::{ExtendedCard, MockConfig, MockServer, WebhookPolicy};
-use a2a_conform::suite::check::{self, CheckOptions};
 
 /// Longest a whole check run may take before the test gives up.
 const RUN_DEADLINE: Duration = Duration::from_secs(120);
@@ -316,32 +316,20 @@ fn lowercase_completed(v: &mut Value) -> bool {
 async fn check_against(mutation: Mutation) -> Report {
     let server = WrongServer::start(mutation).await;
     let opts = CheckOptions {
-        target: server.url.clone(),
-        profiles: vec![],
-        suites: vec![],
-        no_builtin: false,
-        only: vec![],
-        exclude: vec![],
         behaviors: true,
-        strict: false,
-        jobs: 4,
         timeout: Duration::from_secs(20),
-        patience: Duration::from_secs(15),
         client: ClientConfig {
             headers: vec![("Authorization".into(), format!("Bearer {}", server.token))],
             ..ClientConfig::default()
         },
-        webhook_bind: "127.0.0.1:0".parse().expect("socket address"),
-        webhook_url: None,
-        out: None,
-        formats: vec![],
+        ..CheckOptions::new(server.url.clone())
     };
-    let outcome = tokio::time::timeout(RUN_DEADLINE, check::run(&opts, &mut |_| {}))
+    let outcome = tokio::time::timeout(RUN_DEADLINE, check::run(&opts, &mut ()))
         .await
         .unwrap_or_else(|_| panic!("{mutation:?}: the check run did not finish within {RUN_DEADLINE:?}"))
         .unwrap_or_else(|e| panic!("{mutation:?}: the check run could not happen: {e}"));
     server.stop().await;
-    outcome.report
+    outcome
 }
 
 /// Ids of checks that failed or ended in error (both are findings a user would have to act on).

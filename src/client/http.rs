@@ -2,19 +2,14 @@
 //! redirect is followed unless asked (and then only to the same origin), and user-supplied header
 //! values never reach error messages or evidence.
 
-use std::fmt::Write as _;
 use std::ops::ControlFlow;
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::redact::{REDACTED, Redactor};
-use super::sse::{self, SseError, SseEvent, SseLimits, StreamEnd};
-use crate::report::model::Evidence;
-
-/// Bodies in evidence are cut at this many bytes.
-pub const EVIDENCE_BODY_BYTES: usize = 4 * 1024;
+use super::redact::Redactor;
+use crate::sse::{self, SseError, SseEvent, SseLimits, StreamEnd};
 
 /// Most redirects followed when `same_origin_redirects` is on.
 pub const MAX_REDIRECTS: usize = 3;
@@ -152,110 +147,16 @@ fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a st
     headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
 }
 
-fn media_type(content_type: Option<&str>) -> Option<String> {
-    content_type.map(|ct| ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
-}
-
 /// Text of a body as shown in messages: at most `max` bytes on a char boundary.
 fn excerpt(bytes: &[u8], max: usize) -> String {
     let text = String::from_utf8_lossy(bytes);
     let text = text.trim();
-    let cut = floor_char_boundary(text, max);
+    let cut = text.floor_char_boundary(max);
     let mut s: String = text[..cut].chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     if cut < text.len() {
         s.push('…');
     }
     s
-}
-
-fn floor_char_boundary(s: &str, max: usize) -> usize {
-    if max >= s.len() {
-        return s.len();
-    }
-    let mut i = max;
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-/// Body text for evidence: redacted, then cut at [`EVIDENCE_BODY_BYTES`] with a note.
-fn evidence_body(bytes: &[u8], cut_by_client: bool, redactor: &Redactor) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let redacted = if cut_by_client { redactor.redact_cut(&text) } else { redactor.redact(&text) };
-    let mut out = if redacted.len() > EVIDENCE_BODY_BYTES {
-        let cut = floor_char_boundary(&redacted, EVIDENCE_BODY_BYTES);
-        let mut s = redactor.redact_cut(&redacted[..cut]);
-        let _ = write!(s, "\n[truncated: showing {cut} of {} bytes]", redacted.len());
-        s
-    } else {
-        redacted
-    };
-    if cut_by_client {
-        out.push_str("\n[the client stopped reading at max_body_bytes]");
-    }
-    out
-}
-
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-fn is_token(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
-}
-
-/// A curl command reproducing `req`; secret header values become `$A2A_SECRET_<n>` variables.
-pub fn curl_command(req: &HttpRequest, redactor: &Redactor) -> String {
-    let mut parts = vec!["curl -sS".to_owned()];
-    if req.method != "GET" || req.body.is_some() {
-        parts.push(format!("-X {}", shell_quote(&redactor.redact(&req.method))));
-    }
-    parts.push(shell_quote(&redactor.redact(&req.url)));
-    let mut n = 0;
-    for (name, value) in &req.headers {
-        if redactor.is_secret_header(name) {
-            if is_token(name) && !name.contains('$') && !name.contains('`') {
-                n += 1;
-                parts.push(format!("-H \"{name}: $A2A_SECRET_{n}\""));
-            } else {
-                parts.push(format!("-H {}", shell_quote(&format!("{}: {REDACTED}", redactor.redact(name)))));
-            }
-        } else {
-            parts.push(format!("-H {}", shell_quote(&redactor.header_line(name, value))));
-        }
-    }
-    if let Some(body) = &req.body {
-        let text = redactor.redact(&String::from_utf8_lossy(body));
-        if text.len() > EVIDENCE_BODY_BYTES {
-            parts.push(format!("--data-binary @request-body  # body of {} bytes not shown", text.len()));
-        } else {
-            parts.push(format!("--data-binary {}", shell_quote(&text)));
-        }
-    }
-    parts.join(" ")
-}
-
-fn base_evidence(
-    req: &HttpRequest,
-    status: u16,
-    headers: &[(String, String)],
-    elapsed: Duration,
-    step_id: Option<&str>,
-    redactor: &Redactor,
-) -> Evidence {
-    Evidence {
-        step_id: step_id.map(str::to_owned),
-        method: redactor.redact(&req.method),
-        url: redactor.redact(&req.url),
-        request_headers: req.headers.iter().map(|(n, v)| redactor.header_line(n, v)).collect(),
-        request_body: req.body.as_ref().map(|b| evidence_body(b, false, redactor)),
-        status: Some(status),
-        response_headers: headers.iter().map(|(n, v)| redactor.header_line(n, v)).collect(),
-        response_body: None,
-        curl: Some(curl_command(req, redactor)),
-        elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
-    }
 }
 
 impl HttpExchange {
@@ -301,13 +202,6 @@ impl HttpExchange {
             }
         }
     }
-
-    /// The redacted record of this exchange for reports.
-    pub fn to_evidence(&self, step_id: Option<&str>, redactor: &Redactor) -> Evidence {
-        let mut ev = base_evidence(&self.request, self.status, &self.headers, self.elapsed, step_id, redactor);
-        ev.response_body = Some(evidence_body(&self.body, self.truncated, redactor));
-        ev
-    }
 }
 
 impl StreamExchange {
@@ -323,7 +217,7 @@ impl StreamExchange {
 
     /// Whether the answer was an event stream.
     pub fn is_sse(&self) -> bool {
-        media_type(self.content_type()).as_deref() == Some("text/event-stream")
+        sse::is_event_stream(self.content_type())
     }
 
     /// The answer rendered as a plain exchange (for a non-SSE answer: its body).
@@ -332,53 +226,11 @@ impl StreamExchange {
             request: self.request.clone(),
             status: self.status,
             headers: self.headers.clone(),
-            body: if self.is_sse() { render_events(&self.events).into_bytes() } else { self.body.clone() },
+            body: if self.is_sse() { sse::encode_events(&self.events).into_bytes() } else { self.body.clone() },
             truncated: !self.is_sse() && self.truncated,
             elapsed: self.elapsed,
         }
     }
-
-    /// The redacted record of this exchange: the body is the events as SSE text plus a comment
-    /// line saying how the stream ended, truncated.
-    pub fn to_evidence(&self, step_id: Option<&str>, redactor: &Redactor) -> Evidence {
-        let mut ev = base_evidence(&self.request, self.status, &self.headers, self.elapsed, step_id, redactor);
-        let body = if self.is_sse() || !self.events.is_empty() {
-            let mut text = render_events(&self.events);
-            match &self.end {
-                Ok(StreamEnd::Closed { incomplete: None }) => text.push_str(": [stream closed by peer]\n"),
-                Ok(StreamEnd::Closed { incomplete: Some(_) }) => {
-                    text.push_str(": [stream closed by peer with an undispatched partial event]\n")
-                }
-                Ok(StreamEnd::StoppedByCaller) => text.push_str(": [stream closed by the client]\n"),
-                Err(e) => {
-                    let _ = writeln!(text, ": [stream error: {e}]");
-                }
-            }
-            evidence_body(text.as_bytes(), false, redactor)
-        } else {
-            evidence_body(&self.body, self.truncated, redactor)
-        };
-        ev.response_body = Some(body);
-        ev
-    }
-}
-
-/// Events as SSE text.
-pub fn render_events(events: &[SseEvent]) -> String {
-    let mut out = String::new();
-    for ev in events {
-        if let Some(id) = &ev.id {
-            let _ = writeln!(out, "id: {id}");
-        }
-        if let Some(name) = &ev.event {
-            let _ = writeln!(out, "event: {name}");
-        }
-        for line in ev.data.split('\n') {
-            let _ = writeln!(out, "data: {line}");
-        }
-        out.push('\n');
-    }
-    out
 }
 
 /// A bounded HTTP client. Cheap to clone.
@@ -576,7 +428,7 @@ impl HttpClient {
         let start = Instant::now();
         let deadline = start + self.config.timeout;
         let Head { request, mut response, status, headers } = self.head(req, deadline).await?;
-        let is_sse = media_type(find_header(&headers, "content-type")).as_deref() == Some("text/event-stream");
+        let is_sse = sse::is_event_stream(find_header(&headers, "content-type"));
         if is_sse {
             let mut events = Vec::new();
             let stream = Box::pin(response.bytes_stream());
@@ -673,55 +525,6 @@ mod tests {
         assert!(e.contains("<!DOCTYPE html>"), "{e}");
         assert!(exchange(b"  ", "application/json").json().unwrap_err().contains("empty"));
         assert_eq!(exchange(b"{\"a\":1}", "application/json").json().unwrap()["a"], 1);
-    }
-
-    #[test]
-    fn evidence_redacts_and_truncates() {
-        let mut r = Redactor::new();
-        r.add("tok-123");
-        let mut body = b"echo tok-123 ".to_vec();
-        body.extend(std::iter::repeat_n(b'z', 10_000));
-        let ev = exchange(&body, "text/plain").to_evidence(Some("s1"), &r);
-        assert_eq!(ev.step_id.as_deref(), Some("s1"));
-        assert_eq!(ev.request_headers, vec!["Authorization: [REDACTED]".to_owned()]);
-        let rb = ev.response_body.unwrap();
-        assert!(rb.starts_with("echo [REDACTED] zzz"));
-        assert!(rb.contains("[truncated: showing 4096 of"), "{rb}");
-        assert!(rb.len() < 4200);
-        let curl = ev.curl.unwrap();
-        assert!(curl.contains("$A2A_SECRET_1") && !curl.contains("tok-123"), "{curl}");
-    }
-
-    #[test]
-    fn curl_quotes_and_includes_body() {
-        let req = HttpRequest {
-            method: "POST".into(),
-            url: "http://x.test/rpc".into(),
-            headers: vec![("Content-Type".into(), "application/json".into())],
-            body: Some(b"{\"it's\":1}".to_vec()),
-            ..HttpRequest::default()
-        };
-        let c = curl_command(&req, &Redactor::new());
-        assert_eq!(
-            c,
-            r#"curl -sS -X 'POST' 'http://x.test/rpc' -H 'Content-Type: application/json' --data-binary '{"it'\''s":1}'"#
-        );
-    }
-
-    #[test]
-    fn stream_evidence_renders_events() {
-        let x = StreamExchange {
-            request: HttpRequest::get("http://x.test/rpc"),
-            status: 200,
-            headers: vec![("content-type".into(), "text/event-stream".into())],
-            events: vec![SseEvent { id: Some("1".into()), event: None, data: "{\"a\":1}".into(), comments: 0 }],
-            end: Err(SseError::IdleTimeout { limit: Duration::from_millis(5) }),
-            body: Vec::new(),
-            truncated: false,
-            elapsed: Duration::ZERO,
-        };
-        let body = x.to_evidence(None, &Redactor::new()).response_body.unwrap();
-        assert!(body.starts_with("id: 1\ndata: {\"a\":1}\n\n: [stream error: no data within idle_timeout"), "{body}");
     }
 
     #[test]

@@ -1,9 +1,7 @@
 //! The reference client ("mock client"): bounded HTTP, JSON-RPC calls, SSE reading, card discovery
 //! and redaction of user-supplied secrets.
 
-pub mod commands;
 pub mod discovery;
 pub mod http;
 pub mod redact;
 pub mod rpc;
-pub mod sse;

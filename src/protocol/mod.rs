@@ -1,4 +1,4 @@
-//! The A2A 1.0 wire model (ProtoJSON spelling), JSON-RPC envelope, error catalogue, SSE framing and limits.
+//! The A2A 1.0 wire model (ProtoJSON spelling), JSON-RPC envelope, error catalogue and limits.
 //!
 //! Shared by the mock peer and the reference client. It knows nothing of any HTTP stack: the server and
 //! client modules adapt these types to axum and reqwest.
@@ -11,7 +11,6 @@ pub mod limits;
 pub mod part;
 pub mod push;
 pub mod requests;
-pub mod sse;
 pub mod task;
 pub mod timestamp;
 pub mod version;

@@ -1,80 +1,21 @@
 //! The JSON report (DESIGN "The JSON report"): a superset of the ACTS §13 document, described by
-//! `reports/report.schema.json`, plus the `--json-lines` event stream and a collector sink.
+//! `reports/report.schema.json`, and the collector sink that builds it from the run events.
 //!
 //! Every other rendering (JUnit, terminal, ACTS subset) is computed from [`Report`], which is itself
 //! computed from the check results the runner emits: one source of truth.
 
-use std::collections::BTreeMap;
-use std::io::{self, Write};
-use std::path::Path;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
-use super::Sink;
-use super::model::{CheckResult, Level, Outcome, RunEvent, Verdict};
+use super::events::{RunEvent, Sink};
+use super::model::{CheckResult, Level, Outcome, RunInfo, SuiteSource, TargetInfo, Verdict};
 
 /// Version of the report format; bump minor for additive changes, major for removals or renames.
 pub const SCHEMA_VERSION: &str = "1.0.0";
 
 /// ACTS format version the report is a superset of.
 pub const ACTS_VERSION: &str = "1.0";
-
-/// Everything about the run that does not come from the checks themselves.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct RunInfo {
-    /// Tool name, `a2a-conform`.
-    pub tool: String,
-    /// Tool version.
-    pub tool_version: String,
-    /// A2A protocol version tested, `1.0`.
-    pub spec_version: String,
-    /// Commit of the specification the checks were written against.
-    pub spec_commit: String,
-    /// Unique id of this run.
-    pub run_id: String,
-    /// `server` (the kit tests a server) or `client`.
-    pub mode: String,
-    /// Start of the run, RFC 3339 in UTC (`Z`).
-    pub started_at: String,
-    /// Whether SHOULD violations fail.
-    pub strict: bool,
-    /// Profiles selected.
-    pub profiles: Vec<String>,
-    /// Seed of generated inputs, when any.
-    pub seed: Option<u64>,
-    /// Suite files the checks came from.
-    pub suites: Vec<SuiteSource>,
-    /// The peer under test.
-    pub target: TargetInfo,
-}
-
-/// One suite file and where it came from.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct SuiteSource {
-    /// Suite name.
-    pub name: String,
-    /// `builtin` or the path it was read from.
-    pub origin: String,
-    /// SHA-256 of the suite file's bytes, lower-case hex.
-    pub sha256: String,
-}
-
-/// The peer under test.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct TargetInfo {
-    /// Base URL (or `embedded mock`).
-    pub url: String,
-    /// SHA-256 of the agent card bytes as served.
-    #[serde(default)]
-    pub card_sha256: Option<String>,
-    /// The card's `capabilities` object as declared.
-    #[serde(default)]
-    pub capabilities: Option<Value>,
-    /// Free-form observations about the target (e.g. "identified as a 0.3 peer").
-    #[serde(default)]
-    pub notes: Vec<String>,
-}
 
 /// The tool that produced the report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -367,101 +308,55 @@ pub fn to_json_string(report: &Report) -> String {
     s
 }
 
-/// Writes the report as pretty-printed JSON with a trailing newline.
-pub fn write_json(report: &Report, path: &Path) -> io::Result<()> {
-    std::fs::write(path, to_json_string(report))
-}
-
-/// One event as a JSON object, as written by [`JsonLines`].
-pub fn event_to_json(ev: &RunEvent) -> Value {
-    match ev {
-        RunEvent::RunStarted { target, planned } => {
-            json!({"event": "run_started", "target": target, "planned": planned})
-        }
-        RunEvent::CheckStarted { id } => json!({"event": "check_started", "id": id}),
-        RunEvent::CheckFinished(result) => json!({"event": "check_finished", "result": result}),
-        RunEvent::RunFinished { verdict, duration_ms } => json!({
-            "event": "run_finished",
-            "verdict": verdict,
-            "exit_code": verdict.exit_code(),
-            "duration_ms": duration_ms,
-        }),
-    }
-}
-
-/// `--json-lines`: one compact JSON object per event, flushed at once so a consumer can follow the run.
-#[derive(Debug)]
-pub struct JsonLines<W: Write> {
-    out: W,
-    // `Sink::event` cannot return errors (sinks must not stop the run); the first one is kept here.
-    error: Option<io::Error>,
-}
-
-impl<W: Write> JsonLines<W> {
-    /// A sink writing to `out`.
-    pub fn new(out: W) -> Self {
-        JsonLines { out, error: None }
-    }
-
-    /// The first write error, if any.
-    pub fn error(&self) -> Option<&io::Error> {
-        self.error.as_ref()
-    }
-
-    /// Returns the writer, or the first write error.
-    pub fn finish(mut self) -> io::Result<W> {
-        match self.error.take() {
-            Some(e) => Err(e),
-            None => Ok(self.out),
-        }
-    }
-}
-
-impl<W: Write> Sink for JsonLines<W> {
-    fn event(&mut self, ev: &RunEvent) {
-        if self.error.is_some() {
-            return;
-        }
-        let mut line = event_to_json(ev).to_string();
-        line.push('\n');
-        if let Err(e) = self.out.write_all(line.as_bytes()).and_then(|()| self.out.flush()) {
-            self.error = Some(e);
-        }
-    }
-}
-
-/// A sink that keeps the results so the report can be built once the run ends.
+/// A sink that builds the report from the events: the one way a [`Report`] comes to exist in a run.
 #[derive(Debug, Clone, Default)]
 pub struct Collector {
-    /// Results in the order they finished.
-    pub results: Vec<CheckResult>,
-    /// Wall time from `RunFinished`.
-    pub duration_ms: u64,
-    /// Verdict announced by `RunFinished`.
-    pub verdict: Option<Verdict>,
+    info: Option<RunInfo>,
+    planned: Vec<String>,
+    results: Vec<CheckResult>,
+    report: Option<Report>,
 }
 
 impl Collector {
-    /// An empty collector.
     pub fn new() -> Self {
         Collector::default()
     }
 
-    /// Builds the report from what was collected.
-    pub fn report(&self, info: &RunInfo) -> Report {
-        build_report(info, &self.results, self.duration_ms)
+    /// The report, once `RunFinished` has arrived.
+    pub fn report(&self) -> Option<&Report> {
+        self.report.as_ref()
+    }
+
+    /// Takes the finished report.
+    pub fn into_report(self) -> Option<Report> {
+        self.report
+    }
+
+    /// Results in plan order; anything not planned follows in the order it finished.
+    fn ordered(&self) -> Vec<CheckResult> {
+        let rank: HashMap<&str, usize> = self.planned.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
+        let mut out = self.results.clone();
+        // A stable sort keeps unplanned results (usize::MAX) in finish order.
+        out.sort_by_key(|r| rank.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
+        out
     }
 }
 
 impl Sink for Collector {
     fn event(&mut self, ev: &RunEvent) {
         match ev {
-            RunEvent::CheckFinished(r) => self.results.push((**r).clone()),
-            RunEvent::RunFinished { verdict, duration_ms } => {
-                self.verdict = Some(*verdict);
-                self.duration_ms = *duration_ms;
+            RunEvent::RunStarted { info, planned } => {
+                self.info = Some((**info).clone());
+                self.planned.clone_from(planned);
             }
-            RunEvent::RunStarted { .. } | RunEvent::CheckStarted { .. } => {}
+            RunEvent::CheckStarted { .. } => {}
+            RunEvent::CheckFinished(r) => self.results.push((**r).clone()),
+            RunEvent::RunFinished { duration_ms, finished_at, .. } => {
+                let info = self.info.clone().unwrap_or_default();
+                let mut report = build_report(&info, &self.ordered(), *duration_ms);
+                report.generated_at.clone_from(finished_at);
+                self.report = Some(report);
+            }
         }
     }
 }
@@ -469,7 +364,7 @@ impl Sink for Collector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{SpecRef, Verdict};
+    use crate::report::model::SpecRef;
 
     fn result(id: &str, profile: &str, level: Level, outcome: Outcome) -> CheckResult {
         CheckResult {
@@ -505,17 +400,22 @@ mod tests {
     }
 
     #[test]
-    fn json_lines_writes_one_object_per_event() {
-        let mut sink = JsonLines::new(Vec::new());
-        sink.event(&RunEvent::RunStarted { target: "t".into(), planned: 1 });
-        sink.event(&RunEvent::CheckStarted { id: "a".into() });
-        sink.event(&RunEvent::CheckFinished(Box::new(result("a", "core", Level::Must, Outcome::Pass))));
-        sink.event(&RunEvent::RunFinished { verdict: Verdict::Conformant, duration_ms: 3 });
-        let out = String::from_utf8(sink.finish().unwrap()).unwrap();
-        let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-        assert_eq!(lines.len(), 4);
-        assert_eq!(lines[2]["result"]["outcome"], "pass");
-        assert_eq!(lines[3]["exit_code"], 0);
+    fn the_collector_orders_results_by_plan_and_stamps_the_finish_time() {
+        let mut c = Collector::new();
+        c.event(&RunEvent::RunStarted { info: Box::default(), planned: vec!["a".into(), "b".into()] });
+        for id in ["x", "b", "a"] {
+            c.event(&RunEvent::CheckFinished(Box::new(result(id, "core", Level::Must, Outcome::Pass))));
+        }
+        assert!(c.report().is_none());
+        c.event(&RunEvent::RunFinished {
+            verdict: Verdict::Conformant,
+            duration_ms: 3,
+            finished_at: "2026-01-31T12:00:00Z".into(),
+        });
+        let r = c.into_report().unwrap();
+        assert_eq!(r.checks().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["a", "b", "x"]);
+        assert_eq!(r.generated_at, "2026-01-31T12:00:00Z");
+        assert_eq!(r.summary.duration_ms, 3);
     }
 
     #[test]

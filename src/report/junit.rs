@@ -3,8 +3,6 @@
 //! One `<testsuite>` per profile, one `<testcase>` per check. JUnit knows only success, failure, error
 //! and skipped, so `warn` and `info` are successes whose note goes to `<system-out>`.
 
-use std::io;
-use std::path::Path;
 use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
@@ -28,11 +26,6 @@ pub fn to_junit(report: &Report) -> String {
     }
     // Serializing owned strings into a Vec cannot fail short of allocation failure.
     junit.to_string().expect("JUnit serializes")
-}
-
-/// Writes the report as JUnit XML.
-pub fn write_junit(report: &Report, path: &Path) -> io::Result<()> {
-    std::fs::write(path, to_junit(report))
 }
 
 fn ms(ms: u64) -> Duration {

@@ -1,6 +1,8 @@
-//! The verdict model (DESIGN "Verdicts") and the run events that every report sink consumes.
+//! The verdict model (DESIGN "Verdicts"): outcomes, levels, what a check is and how it ended, and
+//! what a run is about.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// How one check ended. Exactly one per check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -209,6 +211,56 @@ pub struct CheckResult {
     pub evidence: Vec<Evidence>,
 }
 
+/// What a check is before it runs: everything its result carries except what the run found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckMeta {
+    pub id: String,
+    pub title: String,
+    /// Suite (file) the check is declared in.
+    pub suite: String,
+    pub profile: String,
+    pub level: Level,
+    pub spec: SpecRef,
+    /// False for extension and kit-policy profiles.
+    pub scored: bool,
+}
+
+impl CheckResult {
+    /// A result of `meta` with `outcome` and nothing observed yet.
+    pub fn new(meta: &CheckMeta, outcome: Outcome) -> Self {
+        CheckResult {
+            id: meta.id.clone(),
+            title: meta.title.clone(),
+            suite: meta.suite.clone(),
+            profile: meta.profile.clone(),
+            level: meta.level,
+            spec: meta.spec.clone(),
+            outcome,
+            skip_reason: None,
+            skip_detail: None,
+            scored: meta.scored,
+            duration_ms: 0,
+            failure: None,
+            measurement: None,
+            evidence: Vec::new(),
+        }
+    }
+
+    /// A skip of `meta` with its reason.
+    pub fn skipped(meta: &CheckMeta, reason: SkipReason, detail: impl Into<String>) -> Self {
+        CheckResult {
+            skip_reason: Some(reason),
+            skip_detail: Some(detail.into()),
+            ..CheckResult::new(meta, Outcome::Skip)
+        }
+    }
+
+    /// A violation of the check's requirement: fail, warn or info by its level.
+    pub fn violated(meta: &CheckMeta, strict: bool, failure: Failure) -> Self {
+        CheckResult { failure: Some(failure), ..CheckResult::new(meta, meta.level.violation(strict)) }
+    }
+}
+
 /// The run's verdict (DESIGN "Run verdict and exit status").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -279,31 +331,60 @@ fn list(ids: &[&str]) -> String {
     s
 }
 
-/// What the runner tells its sinks, in order: one `RunStarted`, then per check a `CheckStarted`
-/// and a `CheckFinished`, then one `RunFinished`.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RunEvent {
-    /// The run began.
-    RunStarted {
-        /// Target URL (or "embedded mock").
-        target: String,
-        /// Number of checks that will be reported.
-        planned: usize,
-    },
-    /// A check began.
-    CheckStarted {
-        /// Its id.
-        id: String,
-    },
-    /// A check ended.
-    CheckFinished(Box<CheckResult>),
-    /// The run ended.
-    RunFinished {
-        /// Verdict.
-        verdict: Verdict,
-        /// Total wall time.
-        duration_ms: u64,
-    },
+/// Everything about the run that does not come from the checks themselves.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// Tool name, `a2a-conform`.
+    pub tool: String,
+    /// Tool version.
+    pub tool_version: String,
+    /// A2A protocol version tested, `1.0`.
+    pub spec_version: String,
+    /// Commit of the specification the checks were written against.
+    pub spec_commit: String,
+    /// Unique id of this run.
+    pub run_id: String,
+    /// `server` (the kit tests a server) or `client`.
+    pub mode: String,
+    /// Start of the run, RFC 3339 in UTC (`Z`).
+    pub started_at: String,
+    /// Whether SHOULD violations fail.
+    pub strict: bool,
+    /// Profiles selected.
+    pub profiles: Vec<String>,
+    /// Seed of generated inputs, when any.
+    pub seed: Option<u64>,
+    /// Suite files the checks came from.
+    pub suites: Vec<SuiteSource>,
+    /// The peer under test.
+    pub target: TargetInfo,
+}
+
+/// One suite file and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SuiteSource {
+    /// Suite name.
+    pub name: String,
+    /// `builtin` or the path it was read from.
+    pub origin: String,
+    /// SHA-256 of the suite file's bytes, lower-case hex.
+    pub sha256: String,
+}
+
+/// The peer under test.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TargetInfo {
+    /// Base URL (or `embedded mock`).
+    pub url: String,
+    /// SHA-256 of the agent card bytes as served.
+    #[serde(default)]
+    pub card_sha256: Option<String>,
+    /// The card's `capabilities` object as declared.
+    #[serde(default)]
+    pub capabilities: Option<Value>,
+    /// Free-form observations about the target (e.g. "identified as a 0.3 peer").
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 #[cfg(test)]

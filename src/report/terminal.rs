@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 
 use similar::{ChangeTag, TextDiff};
 
-use super::json::{Counts, Report};
+use super::events::{RunEvent, Sink};
+use super::json::{Collector, Counts, Report};
 use super::model::{CheckResult, Level, Outcome, Verdict};
 
 /// Target width of the rendering.
@@ -139,6 +140,32 @@ pub fn render(report: &Report, color: bool) -> String {
         let _ = writeln!(out, "  {}", truncate(reason, WIDTH - 2));
     }
     out
+}
+
+/// Prints the end-of-run view when the run finishes.
+#[derive(Debug)]
+pub struct TerminalSink<W: std::io::Write> {
+    out: W,
+    color: bool,
+    collector: Collector,
+}
+
+impl<W: std::io::Write> TerminalSink<W> {
+    pub fn new(out: W, color: bool) -> Self {
+        TerminalSink { out, color, collector: Collector::new() }
+    }
+}
+
+impl<W: std::io::Write> Sink for TerminalSink<W> {
+    fn event(&mut self, ev: &RunEvent) {
+        self.collector.event(ev);
+        if matches!(ev, RunEvent::RunFinished { .. })
+            && let Some(report) = self.collector.report()
+        {
+            // A closed stdout is not worth failing the run over; the report files still carry it all.
+            let _ = self.out.write_all(render(report, self.color).as_bytes()).and_then(|()| self.out.flush());
+        }
+    }
 }
 
 fn counts_line(c: &Counts, p: &Painter) -> String {

@@ -8,7 +8,7 @@ use axum::response::Response;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use super::App;
+use super::app::App;
 use super::config::ExtendedCard;
 use super::push::{check_destination, ensure_worker};
 use super::scenario::{TemplateVars, render_parts};

@@ -1,6 +1,7 @@
 //! The reference server ("mock peer"): a spec-exact A2A 1.0 agent over JSON-RPC + SSE whose
 //! behaviour is scripted by scenario files.
 
+pub mod app;
 pub mod card;
 pub mod config;
 pub mod faults;
@@ -14,7 +15,6 @@ pub mod validate;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
 use axum::extract::State;
@@ -25,67 +25,10 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+pub use app::{App, MockError};
 pub use config::{ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
 
-use card::{CardDocument, RPC_PATH, WELL_KNOWN_PATH};
-use push::PushDispatcher;
-use scenario::{ScenarioBook, ScenarioError};
-use tasks::TaskStore;
-
-/// Shared state of a running mock.
-#[derive(Debug)]
-pub struct App {
-    /// Settings.
-    pub config: MockConfig,
-    /// The public card, serialized.
-    pub card: CardDocument,
-    /// The extended card, when one is configured.
-    pub extended_card: Option<CardDocument>,
-    /// Scripted behaviours.
-    pub scenarios: ScenarioBook,
-    /// Tasks.
-    pub store: TaskStore,
-    /// Push delivery settings.
-    pub push: Arc<PushDispatcher>,
-}
-
-/// The mock could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum MockError {
-    /// A scenario file is unusable.
-    #[error(transparent)]
-    Scenario(#[from] ScenarioError),
-    /// The address could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        /// The address.
-        addr: SocketAddr,
-        /// Why.
-        source: std::io::Error,
-    },
-}
-
-impl App {
-    /// Builds the state for a server reachable at `base_url` (no trailing slash).
-    pub fn new(config: MockConfig, base_url: &str) -> Result<Self, MockError> {
-        let mut scenarios = ScenarioBook::builtin()?;
-        if let Some(dir) = &config.scenario_dir {
-            scenarios.add_dir(dir)?;
-        }
-        let public = card::public_card(&config, base_url, &scenarios);
-        let extended_card = matches!(config.extended_card, ExtendedCard::Bearer(_))
-            .then(|| CardDocument::new(card::extended_card(&public)));
-        let l = &config.limits;
-        let store = TaskStore::new(l.max_tasks, l.max_task_events, l.max_history);
-        let push = Arc::new(PushDispatcher {
-            policy: config.webhooks,
-            timeout: Duration::from_millis(config.push_timeout_ms),
-            retries: config.push_retries,
-            faults: faults::ActiveFaults(config.faults.clone()),
-        });
-        Ok(App { card: CardDocument::new(public), extended_card, scenarios, store, push, config })
-    }
-}
+use card::{RPC_PATH, WELL_KNOWN_PATH};
 
 async fn serve_card(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     let doc = &app.card;

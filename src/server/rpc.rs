@@ -10,7 +10,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::App;
+use super::app::App;
 use super::config::MissingVersion;
 use super::methods::{self, CallContext, Outcome};
 use crate::protocol::jsonrpc::{Method, RequestId, failure, success};

@@ -14,7 +14,7 @@ use super::tasks::{Lagged, StreamSlot, Subscription};
 use crate::protocol::StreamResponse;
 use crate::protocol::errors::{ErrorCode, RpcError};
 use crate::protocol::jsonrpc::{RequestId, failure, success};
-use crate::protocol::sse::{encode_comment, encode_event};
+use crate::sse::{encode_comment, encode_event};
 
 /// How often an idle stream sends a comment so that proxies keep it open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);

@@ -100,11 +100,6 @@ pub fn check(actual: Option<&Value>, expected: &Value, pointer: &str) -> Vec<Mis
     out
 }
 
-/// True when `actual` satisfies the assertion.
-pub fn passes(actual: Option<&Value>, expected: &Value) -> bool {
-    check(actual, expected, "").is_empty()
-}
-
 fn mm(out: &mut Vec<Mismatch>, pointer: &str, expected: String, actual: Option<&Value>, message: impl Into<String>) {
     out.push(Mismatch { pointer: pointer.to_string(), expected, actual: render_opt(actual), message: message.into() });
 }

@@ -1,17 +1,11 @@
-//! Data-driven checks in the ACTS grammar (with documented extensions): model, loader,
-//! templating, assertions and the runner.
+//! The check language: the case model (ACTS grammar with documented extensions), loading and
+//! validation of suite files, planning, dot-paths, templating, assertions and the spec schema.
+//! Pure data and functions: nothing here talks to a network or starts a runtime.
 
 pub mod assert;
-pub mod check;
-pub mod expect;
 pub mod loader;
 pub mod model;
 pub mod paths;
 pub mod plan;
-pub mod probes;
-pub mod request;
-pub mod runner;
 pub mod schema;
-pub mod selftest;
 pub mod template;
-pub mod webhook;

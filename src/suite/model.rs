@@ -101,6 +101,11 @@ pub struct Test {
     /// ext: parameters for the probe.
     #[serde(default)]
     pub probe_params: Option<Value>,
+    /// ext: decided by the engine from the whole run rather than by steps of its own (WIRE-SCHEMA,
+    /// the 0.3 peer detection); declared here so that it has an id, a level and a section like any
+    /// other check.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub synthetic: bool,
     /// The steps, in order.
     #[serde(default)]
     pub steps: Vec<Step>,

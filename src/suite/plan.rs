@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::loader::LoadedSuite;
 use super::model::Test;
-use crate::report::SkipReason;
+use crate::report::{CheckMeta, SkipReason, SpecRef};
 
 /// Profiles whose checks are shown but never change the verdict (DESIGN "Profiles").
 pub const UNSCORED_PROFILES: &[&str] = &["caps", "resume"];
@@ -14,7 +14,7 @@ pub const UNSCORED_PROFILES: &[&str] = &["caps", "resume"];
 pub const PROFILES: &[&str] =
     &["core", "streaming", "push", "extended-card", "signatures", "security", "caps", "resume", "legacy"];
 
-/// One check, ready to run or to be reported as skipped.
+/// One check, ready to run, to be reported as skipped, or unreadable.
 #[derive(Debug, Clone)]
 pub struct PlannedCheck {
     /// Suite file name.
@@ -25,8 +25,36 @@ pub struct PlannedCheck {
     pub profile: String,
     /// Counts toward the verdict.
     pub scored: bool,
-    /// Set when the check does not apply.
-    pub skip: Option<(SkipReason, String)>,
+    pub disposition: Disposition,
+}
+
+/// Whether a planned check runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Disposition {
+    Run,
+    /// It does not apply, for this reason.
+    Skip(SkipReason, String),
+    /// Its suite data cannot be read as written (file, JSON pointer, why): it cannot be decided.
+    Invalid(String),
+}
+
+impl PlannedCheck {
+    /// What the check's result will carry, whatever its outcome.
+    pub fn meta(&self) -> CheckMeta {
+        let t = &self.test;
+        CheckMeta {
+            id: t.id.clone(),
+            title: t.name.clone(),
+            suite: self.suite.clone(),
+            profile: self.profile.clone(),
+            level: t.level,
+            spec: SpecRef {
+                section: t.section.clone().or_else(|| t.spec_ref.clone()).unwrap_or_default(),
+                requirement: t.requirement.clone().or_else(|| t.description.clone()).unwrap_or_default(),
+            },
+            scored: self.scored,
+        }
+    }
 }
 
 /// How to choose checks.
@@ -68,22 +96,25 @@ pub fn plan(suites: &[LoadedSuite], sel: &Selection, card: Option<&Value>) -> Re
     let exclude = globs(&sel.exclude)?;
     let mut out = Vec::new();
     for s in suites {
-        for suite in &s.doc.suites {
-            for test in &suite.tests {
+        for (si, suite) in s.doc.suites.iter().enumerate() {
+            for (ti, test) in suite.tests.iter().enumerate() {
                 let profile = test.profile.clone().or_else(|| suite.profile.clone()).unwrap_or_else(|| "core".into());
                 let scored = test.scored.unwrap_or(!UNSCORED_PROFILES.contains(&profile.as_str()));
-                let skip = skip_reason(test, &profile, sel, &only, &exclude, card);
-                out.push(PlannedCheck { suite: s.name.clone(), test: test.clone(), profile, scored, skip });
+                // A filter or an unselected profile wins: the user asked not to hear about it.
+                let disposition =
+                    match (skip_reason(test, &profile, sel, &only, &exclude, card), s.invalid.get(&(si, ti))) {
+                        (Some((r @ (SkipReason::Filtered | SkipReason::ProfileNotSelected), d)), _) => {
+                            Disposition::Skip(r, d)
+                        }
+                        (_, Some(why)) => Disposition::Invalid(why.clone()),
+                        (Some((r, d)), None) => Disposition::Skip(r, d),
+                        (None, None) => Disposition::Run,
+                    };
+                out.push(PlannedCheck { suite: s.name.clone(), test: test.clone(), profile, scored, disposition });
             }
         }
     }
     Ok(out)
-}
-
-/// True if `--only` / `--exclude` drop this id (also used for the synthetic WIRE-SCHEMA check).
-pub fn filtered_out(id: &str, sel: &Selection) -> Result<bool, String> {
-    let (only, exclude) = (globs(&sel.only)?, globs(&sel.exclude)?);
-    Ok((!sel.only.is_empty() && !only.is_match(id)) || exclude.is_match(id))
 }
 
 fn skip_reason(
@@ -101,7 +132,7 @@ fn skip_reason(
         return Some((SkipReason::ProfileNotSelected, format!("profile {profile} not selected")));
     }
     let server_steps = test.steps.iter().any(|s| s.operation.is_some() || s.raw.is_some());
-    if test.probe.is_none() && !server_steps {
+    if test.probe.is_none() && !server_steps && !test.synthetic {
         return Some((
             SkipReason::ProfileNotSelected,
             "a client-side test (ACTS §10): it grades clients, not agents".into(),

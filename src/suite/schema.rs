@@ -43,11 +43,6 @@ fn validator(def: &str) -> Option<Arc<jsonschema::Validator>> {
     Some(compiled)
 }
 
-/// True if the schema defines `#/$defs/<def>`.
-pub fn has_def(def: &str) -> bool {
-    defs().contains_key(def)
-}
-
 /// Violations of `#/$defs/<def>` as `(JSON pointer, message)`, at most a handful. An unknown
 /// definition is reported as a violation so that a typo in a suite cannot pass silently.
 pub fn violations(def: &str, value: &Value) -> Vec<(String, String)> {

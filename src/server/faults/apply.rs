@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::{ActiveFaults, Mutation, Target};
+use crate::sse::SseEvent;
 
 /// True if a mutation limited to `methods` applies to a request for `method`.
 pub fn applies(methods: &[String], method: Option<&str>) -> bool {
@@ -249,41 +250,12 @@ pub fn mutate_push(faults: &ActiveFaults, body: &mut Value) {
     }
 }
 
-/// One SSE event as the mock frames it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Frame {
-    /// The `id:` field.
-    pub id: Option<String>,
-    /// The joined `data:` lines.
-    pub data: String,
-}
-
-/// Parses the mock's own SSE output (complete events; comments are dropped).
-pub fn parse_frames(text: &str) -> Vec<Frame> {
-    let mut out = Vec::new();
-    for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
-        let mut id = None;
-        let mut data = Vec::new();
-        for line in block.lines() {
-            if let Some(v) = line.strip_prefix("id: ") {
-                id = Some(v.to_owned());
-            } else if let Some(v) = line.strip_prefix("data: ") {
-                data.push(v);
-            }
-        }
-        if !data.is_empty() {
-            out.push(Frame { id, data: data.join("\n") });
-        }
-    }
-    out
-}
-
 /// Stream-level state: positions seen so far and frames held back for a swap.
 #[derive(Debug, Default)]
 pub struct StreamState {
     seen: usize,
     per_kind: std::collections::HashMap<String, usize>,
-    held: Vec<(usize, Frame)>,
+    held: Vec<(usize, SseEvent)>,
 }
 
 fn kind_of(data: &Value) -> Option<String> {
@@ -296,10 +268,10 @@ pub fn mutate_frames(
     faults: &ActiveFaults,
     method: Option<&str>,
     st: &mut StreamState,
-    frames: Vec<Frame>,
+    frames: Vec<SseEvent>,
     finished: bool,
-) -> Vec<Frame> {
-    let mut out: Vec<(usize, Frame)> = Vec::new();
+) -> Vec<SseEvent> {
+    let mut out: Vec<(usize, SseEvent)> = Vec::new();
     for mut f in frames {
         let pos = st.seen;
         st.seen += 1;
@@ -412,15 +384,20 @@ mod tests {
 
     #[test]
     fn stream_drop_swap_and_duplicate() {
-        let frames = |n: usize| -> Vec<Frame> {
+        let frames = |n: usize| -> Vec<SseEvent> {
             (0..n)
                 .map(|i| {
                     let kind = if i == 0 { "task" } else { "statusUpdate" };
-                    Frame { id: Some(i.to_string()), data: json!({"result": {kind: {"n": i}}}).to_string() }
+                    SseEvent {
+                        id: Some(i.to_string()),
+                        event: None,
+                        data: json!({"result": {kind: {"n": i}}}).to_string(),
+                        comments: 0,
+                    }
                 })
                 .collect()
         };
-        let ids = |fs: &[Frame]| fs.iter().map(|f| f.id.clone().unwrap_or_default()).collect::<Vec<_>>();
+        let ids = |fs: &[SseEvent]| fs.iter().map(|f| f.id.clone().unwrap_or_default()).collect::<Vec<_>>();
         let f = active(json!([{"op": "sse_drop", "kind": "task"}]));
         assert_eq!(ids(&mutate_frames(&f, None, &mut StreamState::default(), frames(3), true)), ["1", "2"]);
         let f = active(json!([{"op": "sse_swap", "a": 1, "b": 2}]));

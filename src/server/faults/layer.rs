@@ -15,8 +15,8 @@ use serde_json::Value;
 
 use super::apply::{self, StreamState, applies};
 use super::{ActiveFaults, Mutation};
-use crate::protocol::sse::encode_event;
 use crate::server::card::WELL_KNOWN_PATH;
+use crate::sse::{SseEvent, SseParser, encode_events};
 
 /// Largest body the fault layer rewrites; larger ones pass through untouched.
 const MAX_REWRITE: usize = 64 * 1024 * 1024;
@@ -155,15 +155,15 @@ fn rewrite_stream(faults: Arc<ActiveFaults>, method: Option<String>, body: Body)
             _ => None,
         })
         .max();
-    let encode = |frames: Vec<apply::Frame>| -> Bytes {
-        Bytes::from(frames.iter().map(|f| encode_event(f.id.as_deref(), None, &f.data)).collect::<String>())
-    };
+    let encode = |events: Vec<SseEvent>| -> Bytes { Bytes::from(encode_events(&events)) };
     struct S {
         inner: axum::body::BodyDataStream,
+        parser: SseParser,
         state: StreamState,
         done: bool,
     }
-    let start = S { inner: body.into_data_stream(), state: StreamState::default(), done: false };
+    let start =
+        S { inner: body.into_data_stream(), parser: SseParser::default(), state: StreamState::default(), done: false };
     let stream = futures::stream::unfold(start, move |mut s| {
         let faults = faults.clone();
         let method = method.clone();
@@ -177,12 +177,14 @@ fn rewrite_stream(faults: Arc<ActiveFaults>, method: Option<String>, body: Body)
                 }
                 match s.inner.next().await {
                     Some(Ok(chunk)) => {
-                        let text = String::from_utf8_lossy(&chunk).into_owned();
-                        if text.starts_with(':') {
+                        // Keep-alive comments pass untouched: they belong to no event.
+                        if chunk.starts_with(b":") {
                             return Some((Ok::<Bytes, std::io::Error>(chunk), s));
                         }
-                        let frames = apply::parse_frames(&text);
-                        let out = apply::mutate_frames(&faults, method.as_deref(), &mut s.state, frames, false);
+                        let Ok(events) = s.parser.feed(&chunk) else {
+                            return Some((Ok(chunk), s));
+                        };
+                        let out = apply::mutate_frames(&faults, method.as_deref(), &mut s.state, events, false);
                         if out.is_empty() {
                             continue;
                         }

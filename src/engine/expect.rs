@@ -3,14 +3,15 @@
 
 use serde_json::{Map, Value, json};
 
-use super::assert;
-use super::model::{Expect, ExpectError, NamedAssertion, Step};
-use super::paths;
+use super::context::{CheckRun, StepFail, compact, truncate};
 use super::request::{Answer, operation};
-use super::runner::{CheckRun, StepFail, render};
-use super::schema;
+use super::states::{is_terminal, state_of};
 use crate::client::http::{HttpExchange, StreamExchange};
 use crate::report::Failure;
+use crate::suite::assert;
+use crate::suite::model::{Expect, ExpectError, NamedAssertion, Step};
+use crate::suite::paths;
+use crate::suite::schema;
 
 /// Checks one answer against the step's expectations and returns the assertion root.
 pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> Result<Option<Value>, StepFail> {
@@ -113,7 +114,7 @@ fn check_headers(step: &str, x: &HttpExchange, exp: &Expect) -> Result<(), StepF
 
 fn expect_body(run: &CheckRun<'_>, step: &str, root: Option<&Value>, exp: &Expect) -> Result<(), StepFail> {
     if let Some(body) = &exp.body {
-        let body = render(run, step, body)?;
+        let body = run.render(step, body)?;
         check_at(step, "body", root, &body, "")?;
     }
     if let Some(def) = &exp.schema {
@@ -229,18 +230,9 @@ fn normalize_event_assertion(v: &Value) -> Value {
     }
 }
 
-fn state_of(ev: &Value) -> Option<&str> {
-    ev.pointer("/task/status/state").or_else(|| ev.pointer("/statusUpdate/status/state")).and_then(Value::as_str)
-}
-
-fn is_terminal(state: &str) -> bool {
-    matches!(state, "TASK_STATE_COMPLETED" | "TASK_STATE_FAILED" | "TASK_STATE_CANCELED" | "TASK_STATE_REJECTED")
-}
-
 fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> Result<Option<Value>, StepFail> {
     let sid = step.id.as_str();
-    let is_sse = x.content_type().is_some_and(|c| c.starts_with("text/event-stream"));
-    if !is_sse {
+    if !x.is_sse() {
         let body: Result<Value, String> = serde_json::from_slice(&x.body).map_err(|e| e.to_string());
         if let Some(ee) = &step.expect_error {
             let v =
@@ -329,7 +321,7 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
     }
     let stream_root = Value::Array(roots.clone());
     for (i, ea) in es.events.iter().enumerate() {
-        let ea = render(run, sid, ea)?;
+        let ea = run.render(sid, ea)?;
         let any = ea.get("match").and_then(Value::as_str) == Some("any_position");
         let index = ea.get("index").and_then(Value::as_u64).map(|n| n as usize).unwrap_or(i);
         let desc = ea.get("description").and_then(Value::as_str).unwrap_or("").to_owned();
@@ -355,11 +347,11 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         }
     }
     if let Some(fe) = &es.final_event {
-        let fe = normalize_event_assertion(&render(run, sid, fe)?);
+        let fe = normalize_event_assertion(&run.render(sid, fe)?);
         check_at(sid, "final event", roots.last(), &fe, &format!("/{}", roots.len().saturating_sub(1)))?;
     }
     if let Some(each) = &es.each_event {
-        let each = normalize_event_assertion(&render(run, sid, each)?);
+        let each = normalize_event_assertion(&run.render(sid, each)?);
         for (i, r) in roots.iter().enumerate() {
             check_at(sid, &format!("event {i}"), Some(r), &each, &format!("/{i}"))?;
         }
@@ -381,12 +373,12 @@ pub(crate) fn named_assertion(run: &CheckRun<'_>, step: &str, a: &NamedAssertion
     };
     let label = a.description.clone().or_else(|| a.id.clone()).unwrap_or_else(|| "assertion".into());
     if let Some(m) = &a.match_ {
-        check_at(step, &label, at.as_ref(), &render(run, step, m)?, "")?;
+        check_at(step, &label, at.as_ref(), &run.render(step, m)?, "")?;
     }
     let base = at.unwrap_or(Value::Null);
     for (kind, cm) in [("any", &a.any), ("all", &a.all), ("none", &a.none)] {
         let Some(cm) = cm else { continue };
-        let expected = render(run, step, &cm.match_)?;
+        let expected = run.render(step, &cm.match_)?;
         let items =
             paths::select(&base, &cm.path).map_err(|e| StepFail::undecided(step, format!("{kind}.path: {e}")))?;
         let matching = items.iter().filter(|(_, v)| assert::check(Some(v), &expected, "").is_empty()).count();
@@ -410,22 +402,6 @@ pub(crate) fn named_assertion(run: &CheckRun<'_>, step: &str, a: &NamedAssertion
         }
     }
     Ok(())
-}
-
-/// Compact JSON, truncated for findings.
-pub fn compact(v: &Value) -> String {
-    truncate(&v.to_string(), 400)
-}
-
-fn truncate(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_owned();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} bytes)", &s[..end], s.len())
 }
 
 #[cfg(test)]

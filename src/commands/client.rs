@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::discovery::{Discovery, discover};
-use super::http::{ClientConfig, HttpClient, HttpRequest};
-use super::redact::Redactor;
-use super::rpc::{RpcOutcome, new_id, rpc_outcome, rpc_request, rpc_stream_request, text_message, with_tenant};
+use crate::client::discovery::{Discovery, discover};
+use crate::client::http::{ClientConfig, HttpClient, HttpRequest};
+use crate::client::redact::Redactor;
+use crate::client::rpc::{RpcOutcome, new_id, rpc_outcome, rpc_request, rpc_stream_request, text_message, with_tenant};
 
 /// A client command.
 #[derive(Debug, Clone, clap::Subcommand)]

@@ -12,12 +12,18 @@ use tokio::sync::Semaphore;
 
 use super::check::{self, CheckOptions};
 use crate::client::http::ClientConfig;
-use crate::report::{CheckResult, Level, Outcome};
-use crate::server::faults::{Fault, FaultCatalogue};
-use crate::server::{ExtendedCard, MockConfig, MockServer, WebhookPolicy};
+use crate::protocol::limits::Limits;
+use crate::report::{CheckResult, Failure, Outcome};
+use crate::server::MockConfig;
+use crate::server::faults::{Fault, FaultCatalogue, Mutation};
+use crate::suite::loader;
+use crate::suite::plan::{self, Selection};
 
 /// Checks that no server fault can provoke, with the reason, reviewed like code.
 pub const UNKILLABLE: &str = include_str!("../../mock-peer/unkillable.json");
+
+/// The check a fault that stops discovery is booked against: without a card nothing else can run.
+const DISCOVERY: &str = "CARD-DISC-001";
 
 /// How to run the matrix.
 #[derive(Debug, Clone)]
@@ -163,7 +169,6 @@ impl Matrix {
 
 /// Milliseconds a fault makes the mock wait on purpose (stalls, streams kept open).
 fn deliberate_wait_ms(f: &Fault) -> u64 {
-    use crate::server::faults::Mutation;
     f.mutations
         .iter()
         .map(|m| match m {
@@ -179,63 +184,59 @@ fn killed(r: &CheckResult) -> bool {
 }
 
 async fn run_once(faults: Vec<Arc<Fault>>, opts: &SelftestOptions) -> Result<Vec<CheckResult>, String> {
-    let token = format!("kit-{}", uuid::Uuid::new_v4().simple());
-    let config = MockConfig {
-        extended_card: ExtendedCard::Bearer(token.clone()),
-        webhooks: WebhookPolicy::AllowLoopback,
+    let base = MockConfig {
         push_timeout_ms: 2_000,
         push_retries: 0,
         // A fault that makes SendMessage block (ignoring returnImmediately) should cost seconds, not
         // the default half minute; the faithful scenarios settle in under two seconds.
-        limits: crate::protocol::limits::Limits { max_blocking_ms: 5_000, ..Default::default() },
+        limits: Limits { max_blocking_ms: 5_000, ..Default::default() },
         faults,
         ..MockConfig::default()
     };
-    let server = MockServer::start(config).await.map_err(|e| e.to_string())?;
+    let (server, auth) = check::start_mock_with(base).await.map_err(|e| e.to_string())?;
     let copts = CheckOptions {
-        target: server.url().to_owned(),
-        profiles: vec![],
-        suites: vec![],
-        no_builtin: false,
-        only: vec![],
-        exclude: vec![],
         behaviors: true,
-        strict: false,
         jobs: opts.jobs,
         timeout: opts.timeout,
         patience: opts.patience,
-        client: ClientConfig {
-            headers: vec![("Authorization".into(), format!("Bearer {token}"))],
-            timeout: Duration::from_secs(10),
-            ..ClientConfig::default()
-        },
-        webhook_bind: "127.0.0.1:0".parse().expect("literal address"),
-        webhook_url: None,
-        out: None,
-        formats: vec![],
+        client: ClientConfig { headers: vec![auth], timeout: Duration::from_secs(10), ..ClientConfig::default() },
+        ..CheckOptions::new(server.url())
     };
-    let out = check::run(&copts, &mut |_| {}).await;
+    let out = check::run(&copts, &mut ()).await;
     server.shutdown().await;
     match out {
-        Ok(o) => Ok(o.report.results.into_iter().map(|r| r.result).collect()),
+        Ok(report) => Ok(report.results.into_iter().map(|r| r.result).collect()),
         // A fault that breaks discovery is caught by the card checks; report it as such.
-        Err(e) => Ok(vec![CheckResult {
-            id: "CARD-DISC-001".into(),
-            title: "the agent card is served".into(),
-            suite: "selftest".into(),
-            profile: "core".into(),
-            level: Level::Must,
-            spec: Default::default(),
-            outcome: Outcome::Fail,
-            skip_reason: None,
-            skip_detail: None,
-            scored: true,
-            duration_ms: 0,
-            failure: Some(crate::report::Failure { message: e.to_string(), ..Default::default() }),
-            measurement: None,
-            evidence: vec![],
-        }]),
+        Err(e) => {
+            let builtin = loader::builtin().map_err(|e| e.to_string())?;
+            let checks = plan::plan(&builtin, &Selection::default(), None)?;
+            let declared = checks
+                .iter()
+                .find(|c| c.test.id == DISCOVERY)
+                .ok_or_else(|| format!("{DISCOVERY} is not among the built-in checks"))?;
+            Ok(vec![CheckResult::violated(
+                &declared.meta(),
+                false,
+                Failure { message: e.to_string(), ..Failure::default() },
+            )])
+        }
     }
+}
+
+/// `a2a-conform selftest`: runs the matrix, prints its summary, writes `matrix.json` and
+/// `matrix.md` into `out`; exit 0 only without gaps.
+pub async fn run_command(opts: &SelftestOptions, out: &std::path::Path) -> anyhow::Result<i32> {
+    use anyhow::Context as _;
+    let matrix = run(opts).await.map_err(|e| anyhow::anyhow!(e))?;
+    print!("{}", matrix.summary());
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let path = out.join("matrix.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&matrix)? + "\n")
+        .with_context(|| format!("writing {}", path.display()))?;
+    let md = out.join("matrix.md");
+    std::fs::write(&md, matrix.markdown()).with_context(|| format!("writing {}", md.display()))?;
+    eprintln!("wrote {} and {}", path.display(), md.display());
+    Ok(if matrix.ok() { 0 } else { 1 })
 }
 
 /// Runs the matrix.

@@ -1,4 +1,6 @@
-//! Server-Sent Events framing (WHATWG HTML §9.2) as A2A streams use it (§9.4.2).
+//! Writing events.
+
+use super::decode::SseEvent;
 
 /// Encodes one SSE event. `data` is split on every line terminator the framing knows (CRLF, CR,
 /// LF) so that each line gets its own `data:` field; a receiver rejoins them with LF, so CR and CRLF
@@ -23,6 +25,11 @@ pub fn encode_event(id: Option<&str>, event: Option<&str>, data: &str) -> String
     }
     out.push('\n');
     out
+}
+
+/// Encodes events in order, as a stream carries them.
+pub fn encode_events(events: &[SseEvent]) -> String {
+    events.iter().map(|e| encode_event(e.id.as_deref(), e.event.as_deref(), &e.data)).collect()
 }
 
 /// Encodes a comment line, used as a keep-alive.

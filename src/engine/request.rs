@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::model::{ExpectStream, RawRequest, Step};
-use super::runner::{CheckRun, StepFail, render};
-use super::template;
+use super::context::{CheckRun, StepFail};
+use super::evidence::ToEvidence as _;
 use crate::client::http::{HttpExchange, HttpRequest, StreamExchange};
 use crate::client::rpc::rpc_request;
-use crate::client::sse::SseLimits;
+use crate::sse::SseLimits;
+use crate::suite::model::{ExpectStream, RawRequest, Step};
 
 /// What one request produced.
 pub(crate) enum Answer {
@@ -108,10 +108,7 @@ fn rendered_headers(
     h.iter()
         .map(|(k, v)| {
             let v = match v {
-                Some(s) => Some(
-                    template::render_str(s, &run.vars)
-                        .map_err(|e| StepFail::undecided(step, format!("suite data: {e}")))?,
-                ),
+                Some(s) => Some(run.render_str(step, s)?),
                 None => None,
             };
             Ok((k.clone(), v))
@@ -147,7 +144,7 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
         } else {
             let (method, _, streaming) =
                 operation(op).ok_or_else(|| StepFail::undecided(&step.id, format!("unknown operation {op:?}")))?;
-            let params = render(run, &step.id, step.params.as_ref().unwrap_or(&Value::Null))?;
+            let params = run.render(&step.id, step.params.as_ref().unwrap_or(&Value::Null))?;
             let params = normalize_params(op, params, &run.ctx.tenant);
             let params = (op != "get_extended_agent_card" || params.as_object().is_some_and(|m| !m.is_empty()))
                 .then_some(params);
@@ -171,8 +168,7 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
 }
 
 fn raw_request(run: &CheckRun<'_>, step: &str, raw: &RawRequest) -> Result<HttpRequest, StepFail> {
-    let path = template::render_str(&raw.path, &run.vars)
-        .map_err(|e| StepFail::undecided(step, format!("suite data: {e}")))?;
+    let path = run.render_str(step, &raw.path)?;
     // ACTS posts JSON-RPC to "the interface root", written "/" (digest §2).
     let url = if path.is_empty() || path == "/" {
         run.ctx.rpc_url.clone()
@@ -190,7 +186,7 @@ fn raw_request(run: &CheckRun<'_>, step: &str, raw: &RawRequest) -> Result<HttpR
     } else if let Some(s) = &raw.body_raw {
         Some(s.clone().into_bytes())
     } else if let Some(b) = &raw.body {
-        Some(render(run, step, b)?.to_string().into_bytes())
+        Some(run.render(step, b)?.to_string().into_bytes())
     } else {
         None
     };

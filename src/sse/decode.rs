@@ -399,7 +399,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::sse::encode_event;
+    use crate::sse::encode_event;
     use proptest::prelude::*;
 
     fn parse(input: &[u8]) -> Vec<SseEvent> {

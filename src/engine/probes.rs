@@ -6,12 +6,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::expect::compact;
+use super::context::{CheckRun, StepFail, compact};
+use super::evidence::ToEvidence as _;
 use super::request::normalize_params;
-use super::runner::{CheckRun, StepFail};
+use super::states::is_terminal;
 use crate::client::http::{HttpRequest, StreamExchange};
 use crate::client::rpc::rpc_request;
-use crate::client::sse::SseLimits;
+use crate::report::Failure;
+use crate::sse::SseLimits;
 
 /// The probes a suite may name.
 pub const PROBES: &[&str] =
@@ -43,7 +45,7 @@ async fn start_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<St
     run.keep(x.to_evidence(Some(step), &run.ctx.redactor));
     let v = x.json().map_err(|e| StepFail::violation(step, format!("SendMessage answer is not JSON: {e}")))?;
     v.pointer("/result/task/id").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
-        StepFail::Violation(crate::report::Failure {
+        StepFail::Violation(Failure {
             message: "SendMessage did not return a task".into(),
             step_id: Some(step.into()),
             pointer: Some("/result/task/id".into()),
@@ -98,7 +100,7 @@ type Events = Vec<(Option<String>, Value)>;
 
 /// The results of a stream's events, failing on anything that is not a JSON-RPC result.
 fn results(step: &str, x: &StreamExchange) -> Result<Events, StepFail> {
-    if !x.content_type().is_some_and(|c| c.starts_with("text/event-stream")) {
+    if !x.is_sse() {
         return Err(StepFail::violation(step, format!("expected an SSE stream, got {:?}", x.content_type())));
     }
     x.events
@@ -147,9 +149,7 @@ async fn concurrent_subscribers(run: &mut CheckRun<'_>, params: &Value) -> Resul
         let last_state = r
             .last()
             .and_then(|(_, v)| v.pointer("/statusUpdate/status/state").or_else(|| v.pointer("/task/status/state")));
-        if !last_state.and_then(Value::as_str).is_some_and(|s| {
-            matches!(s, "TASK_STATE_COMPLETED" | "TASK_STATE_FAILED" | "TASK_STATE_CANCELED" | "TASK_STATE_REJECTED")
-        }) {
+        if !last_state.and_then(Value::as_str).is_some_and(is_terminal) {
             let why = if hang_up.is_some() { " after the other subscriber hung up" } else { "" };
             return Err(StepFail::violation(
                 name,
@@ -176,7 +176,7 @@ async fn concurrent_subscribers(run: &mut CheckRun<'_>, params: &Value) -> Resul
     };
     if !agrees {
         let what = if expect == "broadcast" { "different events" } else { "the events in a different order" };
-        return Err(StepFail::Violation(crate::report::Failure {
+        return Err(StepFail::Violation(Failure {
             message: format!("two concurrent subscribers received {what} (§3.5.2)"),
             step_id: Some("compare".into()),
             pointer: None,
@@ -286,7 +286,7 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
             "authorization" => {
                 let expected = format!("Bearer {canary}");
                 if d.header("authorization") != Some(expected.as_str()) {
-                    return Err(StepFail::Violation(crate::report::Failure {
+                    return Err(StepFail::Violation(Failure {
                         message: "the webhook POST does not carry the configured credentials (§4.3.3)".into(),
                         step_id: Some(step),
                         pointer: None,

@@ -1,0 +1,31 @@
+//! `a2a-conform mock` and `a2a-conform faults list`: serve the mock peer until interrupted, and
+//! show the violations it can be told to commit.
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+
+use anyhow::Context as _;
+
+use crate::server::faults::FaultCatalogue;
+use crate::server::{MockConfig, MockServer};
+
+/// Serves until Ctrl-C. The first line printed, `listening on URL`, is the contract scripts rely on.
+pub async fn serve(config: MockConfig, addr: SocketAddr) -> anyhow::Result<i32> {
+    let server = MockServer::bind(config, addr).await.with_context(|| format!("starting the mock peer on {addr}"))?;
+    println!("listening on {}", server.url());
+    println!("agent card: {}", server.card_url());
+    println!("JSON-RPC:   {}", server.rpc_url());
+    std::io::stdout().flush().ok();
+    server.run_until_ctrl_c().await;
+    Ok(0)
+}
+
+/// One line per fault: id, the section it violates, what the mock does wrong.
+pub fn list_faults() -> anyhow::Result<i32> {
+    let catalogue = FaultCatalogue::builtin()?;
+    for f in catalogue.all() {
+        println!("{:<40} §{:<8} {}", f.id, f.section, f.description);
+    }
+    println!("{} faults", catalogue.len());
+    Ok(0)
+}

@@ -1,0 +1,149 @@
+//! What a running check holds: the run-wide context (client, card, receiver, settings), the
+//! check's own variables and evidence, and how a step stops (violation or undecided). Every other
+//! engine file works on these types; this one imports none of them.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::webhook::WebhookReceiver;
+use crate::client::discovery::Discovery;
+use crate::client::http::HttpClient;
+use crate::client::redact::Redactor;
+use crate::report::{Evidence, Failure};
+use crate::suite::assert::Mismatch;
+use crate::suite::schema;
+use crate::suite::template::{self, Vars};
+
+/// Exchanges kept as evidence per check: the last few tell the story; more bloat the report.
+const MAX_EVIDENCE: usize = 4;
+
+/// Schema violations kept for WIRE-SCHEMA across the run.
+const MAX_WIRE_VIOLATIONS: usize = 200;
+
+/// Everything a check needs about the target and the run.
+pub struct Ctx {
+    /// Carries the user's headers on every request.
+    pub client: HttpClient,
+    /// Replaces user secrets in everything reported.
+    pub redactor: Redactor,
+    pub discovery: Discovery,
+    /// Interface URL all JSON-RPC calls go to; empty when the card offers no usable interface.
+    pub rpc_url: String,
+    /// The interface's tenant, echoed in every request ("" for none).
+    pub tenant: String,
+    /// The agent's origin, for raw paths that start with `/`.
+    pub base_url: String,
+    /// Receiver for push checks; started only when a planned check needs it.
+    pub webhook: Option<Arc<WebhookReceiver>>,
+    /// `--strict`: SHOULD violations fail.
+    pub strict: bool,
+    /// How long to wait for what the agent does on its own: a stream to close, a webhook to be
+    /// called.
+    pub patience: Duration,
+    /// Schema violations seen in any answer, for the synthetic WIRE-SCHEMA check.
+    pub wire: Mutex<Vec<WireViolation>>,
+}
+
+/// One answer that did not match the spec schema.
+#[derive(Debug, Clone)]
+pub struct WireViolation {
+    /// The check and step that received it.
+    pub origin: String,
+    /// Schema definition it was validated against.
+    pub def: String,
+    /// JSON pointer in the answer.
+    pub pointer: String,
+    pub message: String,
+}
+
+/// Why a check stopped before passing.
+#[derive(Debug)]
+pub enum StepFail {
+    /// The peer violated the requirement.
+    Violation(Failure),
+    /// The kit could not decide (transport failure, bad suite data).
+    Undecided(Failure),
+}
+
+impl StepFail {
+    pub fn violation(step: &str, message: impl Into<String>) -> Self {
+        StepFail::Violation(Failure { message: message.into(), step_id: Some(step.to_owned()), ..Failure::default() })
+    }
+
+    pub fn undecided(step: &str, message: impl Into<String>) -> Self {
+        StepFail::Undecided(Failure { message: message.into(), step_id: Some(step.to_owned()), ..Failure::default() })
+    }
+
+    pub(crate) fn from_mismatch(step: &str, what: &str, m: &Mismatch) -> Self {
+        StepFail::Violation(Failure {
+            message: format!("{what}: {} at {}", m.message, if m.pointer.is_empty() { "(root)" } else { &m.pointer }),
+            step_id: Some(step.to_owned()),
+            pointer: Some(m.pointer.clone()),
+            expected: Some(m.expected.clone()),
+            actual: Some(m.actual.clone()),
+        })
+    }
+}
+
+/// The running state of one check.
+pub struct CheckRun<'a> {
+    pub ctx: &'a Ctx,
+    pub id: String,
+    /// Variables and captures, visible to templates.
+    pub vars: Vars,
+    /// Exchanges kept as evidence.
+    pub evidence: Vec<Evidence>,
+}
+
+impl CheckRun<'_> {
+    /// Keeps an exchange as evidence (the most recent few).
+    pub fn keep(&mut self, e: Evidence) {
+        if self.evidence.len() == MAX_EVIDENCE {
+            self.evidence.remove(0);
+        }
+        self.evidence.push(e);
+    }
+
+    /// Validates a received value against the schema, recording violations for WIRE-SCHEMA.
+    pub fn wire_check(&self, step: &str, def: &str, value: &Value) {
+        let v = schema::violations(def, value);
+        if v.is_empty() {
+            return;
+        }
+        let mut wire = self.ctx.wire.lock().unwrap_or_else(|p| p.into_inner());
+        for (pointer, message) in v {
+            if wire.len() < MAX_WIRE_VIOLATIONS {
+                wire.push(WireViolation { origin: format!("{} / {step}", self.id), def: def.into(), pointer, message });
+            }
+        }
+    }
+
+    /// Renders suite data with the check's variables; a template error is the suite's fault.
+    pub(crate) fn render(&self, step: &str, v: &Value) -> Result<Value, StepFail> {
+        template::render(v, &self.vars).map_err(|e| StepFail::undecided(step, format!("suite data: {e}")))
+    }
+
+    /// [`CheckRun::render`] for a string.
+    pub(crate) fn render_str(&self, step: &str, s: &str) -> Result<String, StepFail> {
+        template::render_str(s, &self.vars).map_err(|e| StepFail::undecided(step, format!("suite data: {e}")))
+    }
+}
+
+/// Compact JSON, truncated for findings.
+pub fn compact(v: &Value) -> String {
+    truncate(&v.to_string(), 400)
+}
+
+/// `s` cut to at most `max` bytes on a char boundary, saying how long it was.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &s[..end], s.len())
+}

@@ -1,0 +1,198 @@
+//! What a finding shows of an exchange: the request and the answer, redacted and cut to a size a
+//! person can read, and a curl command that reproduces the request without the user's secrets.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::client::http::{HttpExchange, HttpRequest, StreamExchange};
+use crate::client::redact::{REDACTED, Redactor};
+use crate::report::Evidence;
+use crate::sse::{self, StreamEnd};
+
+/// Bodies in evidence are cut at this many bytes.
+pub const EVIDENCE_BODY_BYTES: usize = 4 * 1024;
+
+/// An exchange as report evidence.
+pub trait ToEvidence {
+    fn to_evidence(&self, step_id: Option<&str>, redactor: &Redactor) -> Evidence;
+}
+
+impl ToEvidence for HttpExchange {
+    fn to_evidence(&self, step_id: Option<&str>, redactor: &Redactor) -> Evidence {
+        let mut ev = head(&self.request, self.status, &self.headers, self.elapsed, step_id, redactor);
+        ev.response_body = Some(body_text(&self.body, self.truncated, redactor));
+        ev
+    }
+}
+
+impl ToEvidence for StreamExchange {
+    /// The body is the events as SSE text plus a comment line saying how the stream ended.
+    fn to_evidence(&self, step_id: Option<&str>, redactor: &Redactor) -> Evidence {
+        let mut ev = head(&self.request, self.status, &self.headers, self.elapsed, step_id, redactor);
+        let body = if self.is_sse() || !self.events.is_empty() {
+            let mut text = sse::encode_events(&self.events);
+            match &self.end {
+                Ok(StreamEnd::Closed { incomplete: None }) => text.push_str(": [stream closed by peer]\n"),
+                Ok(StreamEnd::Closed { incomplete: Some(_) }) => {
+                    text.push_str(": [stream closed by peer with an undispatched partial event]\n")
+                }
+                Ok(StreamEnd::StoppedByCaller) => text.push_str(": [stream closed by the client]\n"),
+                Err(e) => {
+                    let _ = writeln!(text, ": [stream error: {e}]");
+                }
+            }
+            body_text(text.as_bytes(), false, redactor)
+        } else {
+            body_text(&self.body, self.truncated, redactor)
+        };
+        ev.response_body = Some(body);
+        ev
+    }
+}
+
+fn head(
+    req: &HttpRequest,
+    status: u16,
+    headers: &[(String, String)],
+    elapsed: Duration,
+    step_id: Option<&str>,
+    redactor: &Redactor,
+) -> Evidence {
+    Evidence {
+        step_id: step_id.map(str::to_owned),
+        method: redactor.redact(&req.method),
+        url: redactor.redact(&req.url),
+        request_headers: req.headers.iter().map(|(n, v)| redactor.header_line(n, v)).collect(),
+        request_body: req.body.as_ref().map(|b| body_text(b, false, redactor)),
+        status: Some(status),
+        response_headers: headers.iter().map(|(n, v)| redactor.header_line(n, v)).collect(),
+        response_body: None,
+        curl: Some(curl_command(req, redactor)),
+        elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+    }
+}
+
+/// Body text for evidence: redacted, then cut at [`EVIDENCE_BODY_BYTES`] with a note.
+fn body_text(bytes: &[u8], cut_by_client: bool, redactor: &Redactor) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let redacted = if cut_by_client { redactor.redact_cut(&text) } else { redactor.redact(&text) };
+    let mut out = if redacted.len() > EVIDENCE_BODY_BYTES {
+        let cut = redacted.floor_char_boundary(EVIDENCE_BODY_BYTES);
+        // A secret cut in half at the boundary is no longer matched whole, hence redact_cut.
+        let mut s = redactor.redact_cut(&redacted[..cut]);
+        let _ = write!(s, "\n[truncated: showing {cut} of {} bytes]", redacted.len());
+        s
+    } else {
+        redacted
+    };
+    if cut_by_client {
+        out.push_str("\n[the client stopped reading at max_body_bytes]");
+    }
+    out
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// An HTTP token (RFC 9110 §5.6.2): safe to print unquoted in a header name.
+fn is_token(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// A curl command reproducing `req`; secret header values become `$A2A_SECRET_<n>` variables.
+pub fn curl_command(req: &HttpRequest, redactor: &Redactor) -> String {
+    let mut parts = vec!["curl -sS".to_owned()];
+    if req.method != "GET" || req.body.is_some() {
+        parts.push(format!("-X {}", shell_quote(&redactor.redact(&req.method))));
+    }
+    parts.push(shell_quote(&redactor.redact(&req.url)));
+    let mut n = 0;
+    for (name, value) in &req.headers {
+        if redactor.is_secret_header(name) {
+            if is_token(name) && !name.contains('$') && !name.contains('`') {
+                n += 1;
+                parts.push(format!("-H \"{name}: $A2A_SECRET_{n}\""));
+            } else {
+                parts.push(format!("-H {}", shell_quote(&format!("{}: {REDACTED}", redactor.redact(name)))));
+            }
+        } else {
+            parts.push(format!("-H {}", shell_quote(&redactor.header_line(name, value))));
+        }
+    }
+    if let Some(body) = &req.body {
+        let text = redactor.redact(&String::from_utf8_lossy(body));
+        if text.len() > EVIDENCE_BODY_BYTES {
+            parts.push(format!("--data-binary @request-body  # body of {} bytes not shown", text.len()));
+        } else {
+            parts.push(format!("--data-binary {}", shell_quote(&text)));
+        }
+    }
+    parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sse::{SseError, SseEvent};
+
+    fn exchange(body: &[u8], ct: &str) -> HttpExchange {
+        HttpExchange {
+            request: HttpRequest::get("http://x.test/a").header("Authorization", "Bearer tok-123"),
+            status: 200,
+            headers: vec![("Content-Type".into(), ct.into())],
+            body: body.to_vec(),
+            truncated: false,
+            elapsed: Duration::from_millis(3),
+        }
+    }
+
+    #[test]
+    fn evidence_redacts_and_truncates() {
+        let mut r = Redactor::new();
+        r.add("tok-123");
+        let mut body = b"echo tok-123 ".to_vec();
+        body.extend(std::iter::repeat_n(b'z', 10_000));
+        let ev = exchange(&body, "text/plain").to_evidence(Some("s1"), &r);
+        assert_eq!(ev.step_id.as_deref(), Some("s1"));
+        assert_eq!(ev.request_headers, vec!["Authorization: [REDACTED]".to_owned()]);
+        let rb = ev.response_body.unwrap();
+        assert!(rb.starts_with("echo [REDACTED] zzz"));
+        assert!(rb.contains("[truncated: showing 4096 of"), "{rb}");
+        assert!(rb.len() < 4200);
+        let curl = ev.curl.unwrap();
+        assert!(curl.contains("$A2A_SECRET_1") && !curl.contains("tok-123"), "{curl}");
+    }
+
+    #[test]
+    fn curl_quotes_and_includes_body() {
+        let req = HttpRequest {
+            method: "POST".into(),
+            url: "http://x.test/rpc".into(),
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: Some(b"{\"it's\":1}".to_vec()),
+            ..HttpRequest::default()
+        };
+        let c = curl_command(&req, &Redactor::new());
+        assert_eq!(
+            c,
+            r#"curl -sS -X 'POST' 'http://x.test/rpc' -H 'Content-Type: application/json' --data-binary '{"it'\''s":1}'"#
+        );
+    }
+
+    #[test]
+    fn stream_evidence_renders_events() {
+        let x = StreamExchange {
+            request: HttpRequest::get("http://x.test/rpc"),
+            status: 200,
+            headers: vec![("content-type".into(), "text/event-stream".into())],
+            events: vec![SseEvent { id: Some("1".into()), event: None, data: "{\"a\":1}".into(), comments: 0 }],
+            end: Err(SseError::IdleTimeout { limit: Duration::from_millis(5) }),
+            body: Vec::new(),
+            truncated: false,
+            elapsed: Duration::ZERO,
+        };
+        let body = x.to_evidence(None, &Redactor::new()).response_body.unwrap();
+        assert!(body.starts_with("id: 1\ndata: {\"a\":1}\n\n: [stream error: no data within idle_timeout"), "{body}");
+    }
+}

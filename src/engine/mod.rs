@@ -1,0 +1,13 @@
+//! Runs checks against a live agent: the per-check context, turning steps into requests, grading
+//! answers, the Rust probes, the webhook receiver, evidence, and the scheduler. It reads answers
+//! as raw JSON and through the spec schema, never through the mock's types.
+
+pub mod context;
+pub mod evidence;
+pub mod expect;
+pub mod probes;
+pub mod request;
+pub mod runner;
+pub mod scheduler;
+pub mod states;
+pub mod webhook;

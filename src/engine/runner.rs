@@ -1,0 +1,123 @@
+//! One check's steps: send each request, grade the answer, capture variables, poll, and run the
+//! check's assertions. Probes take the place of steps for what data cannot say.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::context::{CheckRun, StepFail, compact};
+use super::expect::{evaluate, named_assertion};
+use super::probes;
+use super::request::{Answer, send};
+use crate::report::Failure;
+use crate::suite::assert;
+use crate::suite::model::{Step, Test};
+use crate::suite::paths;
+
+/// Runs the check's probe, or its steps and assertions.
+pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), StepFail> {
+    if let Some(probe) = &test.probe {
+        return probes::run(run, probe, test.probe_params.as_ref().unwrap_or(&Value::Null)).await;
+    }
+    if test.steps.is_empty() {
+        return Err(StepFail::undecided("-", "the check has no steps and no probe"));
+    }
+    for step in &test.steps {
+        if let Some(ms) = step.delay_ms {
+            tokio::time::sleep(Duration::from_millis(ms.min(60_000))).await;
+        }
+        run_step(run, step).await?;
+    }
+    for a in &test.assertions {
+        named_assertion(run, "assertions", a)?;
+    }
+    Ok(())
+}
+
+async fn run_step(run: &mut CheckRun<'_>, step: &Step) -> Result<(), StepFail> {
+    if let Some(a) = &step.assertion {
+        return named_assertion(run, &step.id, a);
+    }
+    let attempts = step.repeat.as_ref().map_or(1, |r| r.max_attempts.unwrap_or(10).clamp(1, 100));
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let answer = send(run, step).await?;
+        // Polling decides on the raw answer; the step's expectations apply to the final one only.
+        if let Some(rep) = &step.repeat {
+            let done = assert::eval_until(&rep.until, &peek_root(&answer))
+                .map_err(|e| StepFail::undecided(&step.id, format!("repeat.until: {e}")))?;
+            if !done {
+                if attempt >= attempts {
+                    return Err(StepFail::Violation(Failure {
+                        message: format!("`{}` still did not hold after {attempts} attempts", rep.until),
+                        step_id: Some(step.id.clone()),
+                        pointer: None,
+                        expected: Some(rep.until.clone()),
+                        actual: Some(compact(&peek_root(&answer))),
+                    }));
+                }
+                let base = rep.delay_ms.unwrap_or(1000).min(30_000);
+                let delay = match rep.backoff.as_deref() {
+                    Some("linear") => base * attempt as u64,
+                    Some("exponential") => base.saturating_mul(1 << (attempt - 1).min(6)),
+                    _ => base,
+                };
+                tokio::time::sleep(Duration::from_millis(delay)).await;
+                continue;
+            }
+        }
+        let root = evaluate(run, step, &answer)?;
+        return finish_step(run, step, &answer, root);
+    }
+}
+
+/// The answer's assertion root without any checking: the JSON-RPC `result` (or the whole body),
+/// or a stream's first result.
+fn peek_root(answer: &Answer) -> Value {
+    let unwrap = |v: Value| v.get("result").cloned().unwrap_or(v);
+    match answer {
+        Answer::Single(x) => x.json().map(unwrap).unwrap_or(Value::Null),
+        Answer::Stream(x) => x
+            .events
+            .first()
+            .and_then(|e| serde_json::from_str::<Value>(&e.data).ok())
+            .map(unwrap)
+            .unwrap_or(Value::Null),
+    }
+}
+
+fn finish_step(run: &mut CheckRun<'_>, step: &Step, answer: &Answer, root: Option<Value>) -> Result<(), StepFail> {
+    let root = root.unwrap_or(Value::Null);
+    for (var, path) in &step.capture {
+        let value = capture(answer, &root, path).ok_or_else(|| {
+            StepFail::Violation(Failure {
+                message: format!("capture {var}: nothing at `{path}` in the answer"),
+                step_id: Some(step.id.clone()),
+                pointer: None,
+                expected: Some(format!("a value at `{path}`")),
+                actual: Some(compact(&root)),
+            })
+        })?;
+        run.vars.set_step(&step.id, var, value);
+    }
+    run.vars.set_step(&step.id, "response", root);
+    for a in &step.assertions {
+        named_assertion(run, &step.id, a)?;
+    }
+    Ok(())
+}
+
+fn capture(answer: &Answer, root: &Value, path: &str) -> Option<Value> {
+    let (status, headers) = match answer {
+        Answer::Single(x) => (x.status, &x.headers),
+        Answer::Stream(x) => (x.status, &x.headers),
+    };
+    if path == "@status" {
+        return Some(json!(status));
+    }
+    if let Some(name) = path.strip_prefix("@header:") {
+        return headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| json!(v));
+    }
+    paths::get(root, path).ok().flatten().cloned()
+}

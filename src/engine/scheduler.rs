@@ -1,0 +1,187 @@
+//! Runs a plan: checks at once up to `--jobs`, each bounded by `--timeout`, with their events
+//! emitted to the sinks as they start and finish; then the synthetic checks, decided from what the
+//! others received.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio::sync::{Semaphore, mpsc};
+
+use super::context::{CheckRun, Ctx, StepFail};
+use super::runner::run_test;
+use crate::client::redact::Redactor;
+use crate::report::{CheckResult, Failure, Outcome, RunEvent, Sink, SkipReason};
+use crate::suite::plan::{Disposition, PlannedCheck};
+use crate::suite::template::Vars;
+
+/// Id of the synthetic check that validates every payload received against the spec schema.
+pub const WIRE_SCHEMA: &str = "WIRE-SCHEMA";
+
+enum Progress {
+    Started(usize),
+    Finished(usize, Box<CheckResult>),
+}
+
+/// Runs every check of the plan with at most `jobs` at a time, each bounded by `timeout`, emitting
+/// `CheckStarted` / `CheckFinished` through `sink`. Returns the results in plan order.
+pub async fn run_all(
+    ctx: Arc<Ctx>,
+    checks: Vec<PlannedCheck>,
+    jobs: usize,
+    timeout: Duration,
+    sink: &mut (dyn Sink + Send),
+) -> Vec<CheckResult> {
+    let sem = Arc::new(Semaphore::new(jobs.max(1)));
+    let (tx, mut rx) = mpsc::unbounded_channel::<Progress>();
+    let total = checks.len();
+    let ids: Vec<String> = checks.iter().map(|c| c.test.id.clone()).collect();
+    let mut synthetic = Vec::new();
+    for (i, check) in checks.into_iter().enumerate() {
+        match &check.disposition {
+            Disposition::Skip(reason, detail) => {
+                let r = CheckResult::skipped(&check.meta(), *reason, detail.clone());
+                let _ = tx.send(Progress::Finished(i, Box::new(r)));
+                continue;
+            }
+            Disposition::Invalid(why) => {
+                let failure = Failure { message: format!("suite data: {why}"), ..Failure::default() };
+                let r = CheckResult { failure: Some(failure), ..CheckResult::new(&check.meta(), Outcome::Error) };
+                let _ = tx.send(Progress::Finished(i, Box::new(r)));
+                continue;
+            }
+            Disposition::Run if check.test.synthetic => {
+                synthetic.push((i, check));
+                continue;
+            }
+            Disposition::Run => {}
+        }
+        let (ctx, sem, tx) = (ctx.clone(), sem.clone(), tx.clone());
+        tokio::spawn(async move {
+            let _permit = sem.acquire().await;
+            let _ = tx.send(Progress::Started(i));
+            let result = run_check(&ctx, &check, timeout).await;
+            let _ = tx.send(Progress::Finished(i, Box::new(result)));
+        });
+    }
+    drop(tx);
+    let mut board = Board { ids, started: vec![false; total], results: vec![None; total] };
+    while let Some(p) = rx.recv().await {
+        match p {
+            Progress::Started(i) => board.start(i, sink),
+            Progress::Finished(i, r) => board.finish(i, *r, sink),
+        }
+    }
+    // Synthetic checks judge what every other check received, so they come last.
+    let received: Vec<CheckResult> = board.results.iter().flatten().cloned().collect();
+    for (i, check) in synthetic {
+        board.finish(i, decide_synthetic(&ctx, &check, &received), sink);
+    }
+    board.results.into_iter().flatten().collect()
+}
+
+/// Which checks have started and how the finished ones ended, so that every check's
+/// `CheckStarted` precedes its `CheckFinished` exactly once.
+struct Board {
+    ids: Vec<String>,
+    started: Vec<bool>,
+    results: Vec<Option<CheckResult>>,
+}
+
+impl Board {
+    fn start(&mut self, i: usize, sink: &mut (dyn Sink + Send)) {
+        if !self.started[i] {
+            self.started[i] = true;
+            sink.event(&RunEvent::CheckStarted { id: self.ids[i].clone() });
+        }
+    }
+
+    fn finish(&mut self, i: usize, r: CheckResult, sink: &mut (dyn Sink + Send)) {
+        self.start(i, sink);
+        sink.event(&RunEvent::CheckFinished(Box::new(r.clone())));
+        self.results[i] = Some(r);
+    }
+}
+
+async fn run_check(ctx: &Ctx, check: &PlannedCheck, timeout: Duration) -> CheckResult {
+    let started = Instant::now();
+    let meta = check.meta();
+    let mut run = CheckRun { ctx, id: check.test.id.clone(), vars: base_vars(ctx), evidence: Vec::new() };
+    let outcome = tokio::time::timeout(timeout, run_test(&mut run, &check.test)).await;
+    let mut result = match outcome {
+        Err(_) => CheckResult {
+            failure: Some(Failure {
+                message: format!("the check did not finish within {} ms (--timeout)", timeout.as_millis()),
+                ..Failure::default()
+            }),
+            ..CheckResult::new(&meta, Outcome::Error)
+        },
+        Ok(Ok(())) => CheckResult::new(&meta, Outcome::Pass),
+        Ok(Err(StepFail::Violation(f))) => CheckResult::violated(&meta, ctx.strict, redact_failure(&ctx.redactor, f)),
+        Ok(Err(StepFail::Undecided(f))) => {
+            CheckResult { failure: Some(redact_failure(&ctx.redactor, f)), ..CheckResult::new(&meta, Outcome::Error) }
+        }
+    };
+    result.duration_ms = started.elapsed().as_millis() as u64;
+    result.evidence = run.evidence;
+    result
+}
+
+fn redact_failure(r: &Redactor, f: Failure) -> Failure {
+    Failure {
+        message: r.redact(&f.message),
+        step_id: f.step_id,
+        pointer: f.pointer,
+        expected: f.expected.map(|s| r.redact(&s)),
+        actual: f.actual.map(|s| r.redact(&s)),
+    }
+}
+
+fn base_vars(ctx: &Ctx) -> Vars {
+    let mut v = Vars::new();
+    v.set("agentUrl", json!(ctx.rpc_url));
+    v.set("baseUrl", json!(ctx.base_url));
+    v.set("cardUrl", json!(ctx.discovery.card_url));
+    if let Some(hook) = &ctx.webhook {
+        v.set("webhookUrl", json!(hook.new_endpoint().0));
+    }
+    v
+}
+
+fn decide_synthetic(ctx: &Ctx, check: &PlannedCheck, others: &[CheckResult]) -> CheckResult {
+    let meta = check.meta();
+    match meta.id.as_str() {
+        WIRE_SCHEMA => wire_schema(ctx, &meta, others),
+        other => CheckResult {
+            failure: Some(Failure {
+                message: format!("{other} is declared synthetic, but the engine computes no such check"),
+                ..Failure::default()
+            }),
+            ..CheckResult::new(&meta, Outcome::Error)
+        },
+    }
+}
+
+fn wire_schema(ctx: &Ctx, meta: &crate::report::CheckMeta, others: &[CheckResult]) -> CheckResult {
+    let graded = others.iter().filter(|r| r.outcome != Outcome::Skip).count();
+    if graded == 0 {
+        return CheckResult::skipped(meta, SkipReason::Filtered, "no check ran, so nothing was received");
+    }
+    let wire = ctx.wire.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(first) = wire.first() else {
+        return CheckResult::new(meta, Outcome::Pass);
+    };
+    let shown: Vec<String> =
+        wire.iter().take(5).map(|w| format!("{}: {} at {}: {}", w.origin, w.def, w.pointer, w.message)).collect();
+    CheckResult::violated(
+        meta,
+        ctx.strict,
+        Failure {
+            message: format!("{} schema violation(s); first: {} ({})", wire.len(), first.message, first.origin),
+            step_id: None,
+            pointer: Some(first.pointer.clone()),
+            expected: Some(format!("a valid {}", first.def)),
+            actual: Some(ctx.redactor.redact(&shown.join("\n"))),
+        },
+    )
+}

@@ -1,0 +1,67 @@
+//! The shared state of a running mock: its settings, cards, scenarios, tasks and push delivery.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::card::{self, CardDocument};
+use super::config::{ExtendedCard, MockConfig};
+use super::faults;
+use super::push::PushDispatcher;
+use super::scenario::{ScenarioBook, ScenarioError};
+use super::tasks::TaskStore;
+
+/// Shared state of a running mock.
+#[derive(Debug)]
+pub struct App {
+    /// Settings.
+    pub config: MockConfig,
+    /// The public card, serialized.
+    pub card: CardDocument,
+    /// The extended card, when one is configured.
+    pub extended_card: Option<CardDocument>,
+    /// Scripted behaviours.
+    pub scenarios: ScenarioBook,
+    /// Tasks.
+    pub store: TaskStore,
+    /// Push delivery settings.
+    pub push: Arc<PushDispatcher>,
+}
+
+/// The mock could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum MockError {
+    /// A scenario file is unusable.
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl App {
+    /// Builds the state for a server reachable at `base_url` (no trailing slash).
+    pub fn new(config: MockConfig, base_url: &str) -> Result<Self, MockError> {
+        let mut scenarios = ScenarioBook::builtin()?;
+        if let Some(dir) = &config.scenario_dir {
+            scenarios.add_dir(dir)?;
+        }
+        let public = card::public_card(&config, base_url, &scenarios);
+        let extended_card = matches!(config.extended_card, ExtendedCard::Bearer(_))
+            .then(|| CardDocument::new(card::extended_card(&public)));
+        let l = &config.limits;
+        let store = TaskStore::new(l.max_tasks, l.max_task_events, l.max_history);
+        let push = Arc::new(PushDispatcher {
+            policy: config.webhooks,
+            timeout: Duration::from_millis(config.push_timeout_ms),
+            retries: config.push_retries,
+            faults: faults::ActiveFaults(config.faults.clone()),
+        });
+        Ok(App { card: CardDocument::new(public), extended_card, scenarios, store, push, config })
+    }
+}
