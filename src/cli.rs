@@ -18,12 +18,10 @@ use crate::server::{ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
 #[derive(Debug, Parser)]
 #[command(name = "a2a-conform", version, about)]
 pub struct Cli {
-    /// What to do.
     #[command(subcommand)]
     pub command: Command,
 }
 
-/// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check an A2A agent's conformance (with no URL: the embedded mock peer) and write reports.
@@ -32,7 +30,6 @@ pub enum Command {
     Mock(MockArgs),
     /// The mock's catalogue of named spec violations.
     Faults {
-        /// What to do with it.
         #[command(subcommand)]
         command: FaultsCommand,
     },
@@ -41,16 +38,13 @@ pub enum Command {
     Selftest(SelftestArgs),
     /// Talk to any A2A agent by hand; prints JSON (one line per stream event).
     Client {
-        /// What to send.
         #[command(subcommand)]
         command: ClientCommand,
-        /// Connection options.
         #[command(flatten)]
         options: ClientOptions,
     },
 }
 
-/// Options of `a2a-conform check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Agent base URL or card URL. Without it, an embedded mock peer is started and checked.
@@ -111,14 +105,12 @@ pub struct CheckArgs {
     pub no_color: bool,
 }
 
-/// `a2a-conform faults ...`.
 #[derive(Debug, Subcommand)]
 pub enum FaultsCommand {
     /// List every fault: id, spec section, description.
     List,
 }
 
-/// Options of `a2a-conform selftest`.
 #[derive(Debug, Args)]
 pub struct SelftestArgs {
     /// Mock + check runs at once (mostly waiting on scripted delays, so more than the cores).
@@ -135,16 +127,14 @@ pub struct SelftestArgs {
     pub out: PathBuf,
 }
 
-/// `--behaviors` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Behaviors {
     /// The ACTS §11 prefixes (tck-*).
     Acts,
-    /// None.
+    /// The agent does not implement them; checks that need them skip.
     None,
 }
 
-/// `--format` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
     /// report.json
@@ -155,7 +145,6 @@ pub enum FormatArg {
     Acts,
 }
 
-/// Options of `a2a-conform mock`.
 #[derive(Debug, Args)]
 pub struct MockArgs {
     /// Address to bind.
@@ -226,12 +215,10 @@ pub struct MockArgs {
     /// Commit a named spec violation (repeatable); see `a2a-conform faults list`.
     #[arg(long = "fault", value_name = "ID")]
     pub faults: Vec<String>,
-    /// Resource bounds.
     #[command(flatten)]
     pub limits: LimitArgs,
 }
 
-/// The mock's resource bounds as flags (defaults from `Limits::default`).
 #[derive(Debug, Args)]
 pub struct LimitArgs {
     /// Largest request body, in bytes.
@@ -284,7 +271,6 @@ impl From<&LimitArgs> for Limits {
 }
 
 impl MockArgs {
-    /// The mock configuration these flags describe.
     pub fn to_config(&self) -> anyhow::Result<MockConfig> {
         let defaults = MockConfig::default();
         let catalogue = FaultCatalogue::builtin()?;

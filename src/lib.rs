@@ -7,7 +7,7 @@
 //! - [`suite`]: the check language (no I/O beyond reading suite files);
 //! - [`engine`]: runs checks against a live agent through the client, never through the mock's
 //!   types;
-//! - [`commands`]: `check`, `selftest` and the `client` commands, the only code that starts the mock;
+//! - [`commands`]: `check`, `selftest`, `mock` and `client`, the only code that starts the mock;
 //! - [`cli`]: flag parsing and wiring.
 
 pub mod cli;

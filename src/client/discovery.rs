@@ -26,11 +26,8 @@ pub struct SelectedInterface {
 /// A fetched card and the interface chosen from it.
 #[derive(Debug, Clone)]
 pub struct Discovery {
-    /// Where the card was fetched from.
     pub card_url: String,
-    /// The card exchange.
     pub exchange: HttpExchange,
-    /// The card, as JSON.
     pub card: Value,
     /// The first JSON-RPC 1.x interface, if any.
     pub interface: Option<SelectedInterface>,
@@ -44,20 +41,16 @@ pub enum DiscoveryError {
     /// The target is not an absolute http(s) URL.
     #[error("invalid target {target:?}: {reason}")]
     InvalidTarget {
-        /// The target (redacted).
+        /// Redacted.
         target: String,
-        /// Why.
         reason: String,
     },
-    /// The exchange failed.
     #[error("fetching the agent card failed: {0}")]
     Client(#[from] ClientError),
     /// The card URL answered with a status other than 2xx.
     #[error("agent card at {card_url} answered HTTP {status}")]
     Status {
-        /// Where.
         card_url: String,
-        /// The status.
         status: u16,
         /// The exchange, for evidence.
         exchange: Box<HttpExchange>,
@@ -65,7 +58,6 @@ pub enum DiscoveryError {
     /// The body is not JSON.
     #[error("agent card at {card_url} is not JSON: {detail}")]
     NotJson {
-        /// Where.
         card_url: String,
         /// Why, with a redacted excerpt.
         detail: String,
@@ -75,9 +67,7 @@ pub enum DiscoveryError {
     /// The body is JSON but not an object.
     #[error("agent card at {card_url} is a JSON {kind}, not an object")]
     NotObject {
-        /// Where.
         card_url: String,
-        /// The JSON kind found.
         kind: &'static str,
         /// The exchange, for evidence.
         exchange: Box<HttpExchange>,
@@ -116,7 +106,6 @@ pub fn card_url_for(target: &str) -> Result<(String, Option<String>), String> {
     Ok((card.to_string(), note))
 }
 
-/// The major part of a `Major.Minor` version.
 fn major(version: &str) -> Option<u64> {
     version.trim().split('.').next()?.parse().ok()
 }

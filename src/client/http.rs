@@ -27,7 +27,6 @@ pub struct ClientConfig {
     pub headers: Vec<(String, String)>,
     /// Follow up to 3 redirects to the same scheme, host and port. Off: no redirect is followed.
     pub same_origin_redirects: bool,
-    /// Bounds on event streams.
     pub sse: SseLimits,
 }
 
@@ -51,21 +50,17 @@ pub struct HttpRequest {
     pub method: String,
     /// Absolute http(s) URL.
     pub url: String,
-    /// Headers in order.
     pub headers: Vec<(String, String)>,
-    /// Body bytes.
     pub body: Option<Vec<u8>>,
     /// Names of user-supplied headers to leave off this request (e.g. to test a missing credential).
     pub omit_user_headers: Vec<String>,
 }
 
 impl HttpRequest {
-    /// A GET without body.
     pub fn get(url: impl Into<String>) -> Self {
         HttpRequest { method: "GET".into(), url: url.into(), ..HttpRequest::default() }
     }
 
-    /// Adds a header.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
         self
@@ -82,9 +77,7 @@ impl HttpRequest {
 pub struct HttpExchange {
     /// The request as finally sent (user headers included; the last hop after redirects).
     pub request: HttpRequest,
-    /// HTTP status.
     pub status: u16,
-    /// Response headers in order.
     pub headers: Vec<(String, String)>,
     /// Response body, at most `max_body_bytes`.
     pub body: Vec<u8>,
@@ -99,9 +92,7 @@ pub struct HttpExchange {
 pub struct StreamExchange {
     /// The request as finally sent.
     pub request: HttpRequest,
-    /// HTTP status.
     pub status: u16,
-    /// Response headers in order.
     pub headers: Vec<(String, String)>,
     /// Events received (also those before an error).
     pub events: Vec<SseEvent>,
@@ -121,15 +112,11 @@ pub enum ClientError {
     /// The URL cannot be used (not absolute http/https, malformed), or a header is malformed.
     #[error("invalid request: {0}")]
     InvalidUrl(String),
-    /// The connection could not be opened.
     #[error("cannot connect: {0}")]
     Connect(String),
     /// No (complete) answer within the limit.
     #[error("no answer within {limit:?}")]
-    Timeout {
-        /// The limit that ran out.
-        limit: Duration,
-    },
+    Timeout { limit: Duration },
     /// The peer answered with a redirect the client does not follow.
     #[error(
         "redirect to {location} refused (redirects are followed only when enabled, to the same scheme, host and port, at most 3 times)"
@@ -165,12 +152,10 @@ impl HttpExchange {
         find_header(&self.headers, name)
     }
 
-    /// The `Content-Type` response header.
     pub fn content_type(&self) -> Option<&str> {
         self.header("content-type")
     }
 
-    /// Whether the status is 2xx.
     pub fn is_success(&self) -> bool {
         (200..300).contains(&self.status)
     }
@@ -210,12 +195,10 @@ impl StreamExchange {
         find_header(&self.headers, name)
     }
 
-    /// The `Content-Type` response header.
     pub fn content_type(&self) -> Option<&str> {
         self.header("content-type")
     }
 
-    /// Whether the answer was an event stream.
     pub fn is_sse(&self) -> bool {
         sse::is_event_stream(self.content_type())
     }
@@ -274,7 +257,6 @@ impl HttpClient {
         Ok(HttpClient { inner, config, redactor })
     }
 
-    /// The settings.
     pub fn config(&self) -> &ClientConfig {
         &self.config
     }

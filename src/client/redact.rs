@@ -3,7 +3,6 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-/// The text that replaces a secret.
 pub const REDACTED: &str = "[REDACTED]";
 
 /// Header names whose values are always hidden, whoever supplied them.
@@ -25,7 +24,6 @@ pub struct Redactor {
 }
 
 impl Redactor {
-    /// An empty redactor.
     pub fn new() -> Self {
         Self::default()
     }
@@ -90,7 +88,6 @@ impl Redactor {
         }
     }
 
-    /// Whether any secret is registered.
     pub fn is_empty(&self) -> bool {
         self.secrets.is_empty()
     }

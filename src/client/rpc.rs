@@ -88,12 +88,10 @@ pub enum RpcOutcome {
 }
 
 impl RpcOutcome {
-    /// Whether this is a result.
     pub fn is_result(&self) -> bool {
         matches!(self, RpcOutcome::Result(_))
     }
 
-    /// The error code, when this is an error with an integer code.
     pub fn error_code(&self) -> Option<i64> {
         match self {
             RpcOutcome::Error { code, .. } => *code,
@@ -102,7 +100,6 @@ impl RpcOutcome {
     }
 }
 
-/// Classifies a JSON-RPC response body.
 pub fn rpc_outcome(body: &Value) -> RpcOutcome {
     let Some(obj) = body.as_object() else {
         return RpcOutcome::Malformed(format!("response is a JSON {}, not an object", kind(body)));

@@ -16,7 +16,6 @@ use crate::client::http::{ClientConfig, HttpClient, HttpRequest};
 use crate::client::redact::Redactor;
 use crate::client::rpc::{RpcOutcome, new_id, rpc_outcome, rpc_request, rpc_stream_request, text_message, with_tenant};
 
-/// A client command.
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum ClientCommand {
     /// Fetch and print the agent card (URL: base URL or card URL ending in .json).
@@ -105,7 +104,6 @@ pub enum ClientCommand {
     },
 }
 
-/// Options shared by the client commands.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ClientOptions {
     /// Extra request header `Name: value`, sent on every request (repeatable). Values are
@@ -156,7 +154,6 @@ fn task_state(s: &str) -> String {
     }
 }
 
-/// The URL of a command.
 fn target(cmd: &ClientCommand) -> &str {
     match cmd {
         ClientCommand::Card { url }

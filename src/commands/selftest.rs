@@ -60,6 +60,11 @@ pub struct Matrix {
     pub clean_problems: BTreeMap<String, String>,
     /// Fault id → ids of the checks it killed.
     pub kills: BTreeMap<String, Vec<String>>,
+    /// Fault id → the checks it exists to kill (its `kills` list); the rest of what it killed is
+    /// collateral.
+    pub intended: BTreeMap<String, Vec<String>>,
+    /// Fault id → intended checks that survived it, or that the run never reported: gaps.
+    pub survivors: BTreeMap<String, Vec<String>>,
     /// Fault id → wall time of its run, in ms (the slowest bound the matrix's runtime).
     pub run_ms: BTreeMap<String, u64>,
     /// Faults no check caught.
@@ -74,6 +79,8 @@ pub struct Matrix {
     pub scored_checks: usize,
     /// Number of faults run.
     pub faults: usize,
+    /// Every fault of the catalogue ran, so "never killed" and "stale" mean something.
+    pub whole_catalogue: bool,
     /// Wall time.
     pub duration_ms: u64,
 }
@@ -83,21 +90,42 @@ impl Matrix {
     pub fn ok(&self) -> bool {
         self.clean_problems.is_empty()
             && self.undetected_faults.is_empty()
+            && self.survivors.is_empty()
             && self.unkilled_checks.is_empty()
             && self.stale_unkillable.is_empty()
     }
 
-    /// The matrix in both directions, as Markdown: each fault with the checks it killed, and each
-    /// scored check with the faults that kill it.
+    /// What `fault` killed beyond the checks it names.
+    pub fn collateral(&self, fault: &str) -> Vec<&str> {
+        let intended = self.intended.get(fault).map(Vec::as_slice).unwrap_or_default();
+        let killed = self.kills.get(fault).map(Vec::as_slice).unwrap_or_default();
+        killed.iter().filter(|k| !intended.contains(k)).map(String::as_str).collect()
+    }
+
+    /// The matrix in both directions, as Markdown: each fault with the checks it was meant to kill
+    /// and what else it killed, and each scored check with the faults that kill it.
     pub fn markdown(&self) -> String {
         let mut s = String::from("# Kill matrix\n\n");
         s.push_str(&format!(
             "{} faults, {} scored checks.\n\n## Faults → checks that failed\n\n",
             self.faults, self.scored_checks
         ));
-        s.push_str("| Fault | Checks killed |\n|---|---|\n");
-        for (f, ids) in &self.kills {
-            s.push_str(&format!("| {f} | {} |\n", if ids.is_empty() { "**none**".to_owned() } else { ids.join(", ") }));
+        s.push_str("| Fault | Meant to kill | Also killed (collateral) |\n|---|---|---|\n");
+        for f in self.kills.keys() {
+            let survivors = self.survivors.get(f).map(Vec::as_slice).unwrap_or_default();
+            let intended: Vec<String> = self
+                .intended
+                .get(f)
+                .into_iter()
+                .flatten()
+                .map(|c| if survivors.contains(c) { format!("**{c} (survived)**") } else { c.clone() })
+                .collect();
+            let collateral = self.collateral(f);
+            s.push_str(&format!(
+                "| {f} | {} | {} |\n",
+                intended.join(", "),
+                if collateral.is_empty() { "—".to_owned() } else { collateral.join(", ") }
+            ));
         }
         let mut by_check: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for (f, ids) in &self.kills {
@@ -136,16 +164,30 @@ impl Matrix {
         for f in &self.undetected_faults {
             s.push_str(&format!("  undetected: {f} (no check fails when the mock commits it)\n"));
         }
+        let precise = self.kills.keys().filter(|f| !self.survivors.contains_key(*f)).count();
+        let meant: usize = self.intended.values().map(Vec::len).sum();
+        let collateral: usize = self.kills.keys().map(|f| self.collateral(f).len()).sum();
         s.push_str(&format!(
-            "scored checks killed: {scored_killed}/{} ({:.0}%){}\n",
-            self.scored_checks,
-            pct(scored_killed, self.scored_checks),
-            if self.unkillable.is_empty() {
-                String::new()
-            } else {
-                format!(", {} listed as unkillable", self.unkillable.len())
-            }
+            "faults that kill every check they name: {precise}/{} ({meant} intended kills, {collateral} collateral)\n",
+            self.faults
         ));
+        for (f, ids) in &self.survivors {
+            s.push_str(&format!("  {f}: meant to kill {} but they survived\n", ids.join(", ")));
+        }
+        if !self.whole_catalogue {
+            s.push_str("scored checks killed: not judged (only some faults ran)\n");
+        } else {
+            s.push_str(&format!(
+                "scored checks killed: {scored_killed}/{} ({:.0}%){}\n",
+                self.scored_checks,
+                pct(scored_killed, self.scored_checks),
+                if self.unkillable.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} listed as unkillable", self.unkillable.len())
+                }
+            ));
+        }
         for c in &self.unkilled_checks {
             s.push_str(&format!(
                 "  never killed: {c} (add a fault that makes it fail, or list it in mock-peer/unkillable.json)\n"
@@ -267,6 +309,7 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
             (id, r, t.elapsed().as_millis() as u64)
         });
     }
+    let intended: BTreeMap<String, Vec<String>> = faults.iter().map(|f| (f.id.clone(), f.kills.clone())).collect();
     let mut kills = BTreeMap::new();
     let mut run_ms = BTreeMap::new();
     while let Some(joined) = tasks.join_next().await {
@@ -289,11 +332,28 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     let scored: BTreeSet<String> =
         clean.iter().filter(|r| r.scored && r.outcome != Outcome::Skip).map(|r| r.id.clone()).collect();
     let all_killed: BTreeSet<&String> = kills.values().flatten().collect();
-    let unkilled_checks =
-        scored.iter().filter(|id| !all_killed.contains(id) && !unkillable.contains_key(*id)).cloned().collect();
-    let stale_unkillable = unkillable.keys().filter(|id| all_killed.contains(id)).cloned().collect();
+    // Which checks no fault kills is a question about the whole catalogue: with `--fault`, only the
+    // named faults are asked whether they kill what they claim.
+    let whole = opts.faults.is_empty();
+    let unkilled_checks = if whole {
+        scored.iter().filter(|id| !all_killed.contains(id) && !unkillable.contains_key(*id)).cloned().collect()
+    } else {
+        Vec::new()
+    };
+    let stale_unkillable =
+        if whole { unkillable.keys().filter(|id| all_killed.contains(id)).cloned().collect() } else { Vec::new() };
     let undetected_faults = kills.iter().filter(|(_, k)| k.is_empty()).map(|(f, _)| f.clone()).collect();
+    let survivors: BTreeMap<String, Vec<String>> = intended
+        .iter()
+        .filter_map(|(f, meant)| {
+            let killed = kills.get(f)?;
+            let left: Vec<String> = meant.iter().filter(|c| !killed.contains(c)).cloned().collect();
+            (!left.is_empty()).then(|| (f.clone(), left))
+        })
+        .collect();
     Ok(Matrix {
+        intended,
+        survivors,
         clean_problems,
         undetected_faults,
         unkilled_checks,
@@ -301,6 +361,7 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
         unkillable,
         scored_checks: scored.len(),
         faults: faults.len(),
+        whole_catalogue: whole,
         kills,
         run_ms,
         duration_ms: started.elapsed().as_millis() as u64,

@@ -93,7 +93,6 @@ pub struct CheckRun<'a> {
     pub id: String,
     /// Variables and captures, visible to templates.
     pub vars: Vars,
-    /// Exchanges kept as evidence.
     pub evidence: Vec<Evidence>,
 }
 

@@ -12,7 +12,6 @@ use crate::sse::{self, StreamEnd};
 /// Bodies in evidence are cut at this many bytes.
 pub const EVIDENCE_BODY_BYTES: usize = 4 * 1024;
 
-/// An exchange as report evidence.
 pub trait ToEvidence {
     fn to_evidence(&self, step_id: Option<&str>, redactor: &Redactor) -> Evidence;
 }

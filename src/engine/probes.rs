@@ -19,7 +19,6 @@ use crate::sse::SseLimits;
 pub const PROBES: &[&str] =
     &["concurrent_subscribers", "resume_last_event_id", "push_delivery", "card_conditional_get"];
 
-/// Runs the probe `name` with its params.
 pub async fn run(run: &mut CheckRun<'_>, name: &str, params: &Value) -> Result<(), StepFail> {
     if run.ctx.rpc_url.is_empty() && name != "card_conditional_get" {
         return Err(StepFail::undecided("probe", "the card offers no A2A 1.0 JSON-RPC interface to probe"));

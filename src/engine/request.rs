@@ -15,7 +15,6 @@ use crate::suite::model::{ExpectStream, RawRequest, Step};
 
 /// What one request produced.
 pub(crate) enum Answer {
-    /// A plain HTTP answer.
     Single(HttpExchange),
     /// An answer read as a stream (SSE or not).
     Stream(StreamExchange),

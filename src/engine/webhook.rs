@@ -23,7 +23,6 @@ const MAX_BODY: usize = 1024 * 1024;
 pub struct Delivery {
     /// Request headers, names lower-case.
     pub headers: Vec<(String, String)>,
-    /// Body bytes.
     pub body: Vec<u8>,
 }
 
@@ -36,7 +35,6 @@ impl Delivery {
 
 type Inbox = Arc<Mutex<HashMap<String, Vec<Delivery>>>>;
 
-/// A running receiver.
 #[derive(Debug)]
 pub struct WebhookReceiver {
     public_base: String,

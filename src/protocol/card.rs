@@ -11,24 +11,19 @@ use super::wire::{is_false, null_default, oneof_deserialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentCard {
-    /// REQUIRED.
     pub name: String,
-    /// REQUIRED (may be empty).
+    /// May be empty.
     pub description: String,
-    /// REQUIRED, ordered, first = preferred.
+    /// Ordered; the first is the preferred one.
     #[serde(alias = "supported_interfaces")]
     pub supported_interfaces: Vec<AgentInterface>,
-    /// The organisation behind the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<AgentProvider>,
-    /// REQUIRED agent version.
     pub version: String,
-    /// `optional` documentation URL.
     #[serde(default, alias = "documentation_url", skip_serializing_if = "Option::is_none")]
     pub documentation_url: Option<String>,
-    /// REQUIRED.
     pub capabilities: AgentCapabilities,
-    /// Named security schemes.
+    /// Keyed by the names that security requirements refer to.
     #[serde(
         default,
         deserialize_with = "null_default",
@@ -36,7 +31,7 @@ pub struct AgentCard {
         skip_serializing_if = "BTreeMap::is_empty"
     )]
     pub security_schemes: BTreeMap<String, SecurityScheme>,
-    /// Requirements for all interactions.
+    /// Apply to every interaction; a skill may add its own.
     #[serde(
         default,
         deserialize_with = "null_default",
@@ -44,18 +39,16 @@ pub struct AgentCard {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub security_requirements: Vec<SecurityRequirement>,
-    /// REQUIRED input media types.
+    /// Media types.
     #[serde(alias = "default_input_modes")]
     pub default_input_modes: Vec<String>,
-    /// REQUIRED output media types.
+    /// Media types.
     #[serde(alias = "default_output_modes")]
     pub default_output_modes: Vec<String>,
-    /// REQUIRED (may be empty, digest §14 item 9).
+    /// May be empty (digest §14 item 9).
     pub skills: Vec<AgentSkill>,
-    /// JWS signatures over the card.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
     pub signatures: Vec<AgentCardSignature>,
-    /// `optional` icon URL.
     #[serde(default, alias = "icon_url", skip_serializing_if = "Option::is_none")]
     pub icon_url: Option<String>,
 }
@@ -64,15 +57,14 @@ pub struct AgentCard {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentInterface {
-    /// REQUIRED endpoint URL.
     pub url: String,
-    /// REQUIRED: `JSONRPC`, `GRPC`, `HTTP+JSON` or a URI.
+    /// `JSONRPC`, `GRPC`, `HTTP+JSON` or a URI.
     #[serde(alias = "protocol_binding")]
     pub protocol_binding: String,
     /// Tenant the client must echo.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
-    /// REQUIRED `Major.Minor`.
+    /// `Major.Minor`.
     #[serde(alias = "protocol_version")]
     pub protocol_version: String,
 }
@@ -80,9 +72,7 @@ pub struct AgentInterface {
 /// The organisation behind the agent (§4.4.2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentProvider {
-    /// REQUIRED.
     pub url: String,
-    /// REQUIRED.
     pub organization: String,
 }
 
@@ -90,16 +80,12 @@ pub struct AgentProvider {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentCapabilities {
-    /// `optional` streaming support.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streaming: Option<bool>,
-    /// `optional` push notification support.
     #[serde(default, alias = "push_notifications", skip_serializing_if = "Option::is_none")]
     pub push_notifications: Option<bool>,
-    /// Declared extensions.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<AgentExtension>,
-    /// `optional` extended card support.
     #[serde(default, alias = "extended_agent_card", skip_serializing_if = "Option::is_none")]
     pub extended_agent_card: Option<bool>,
 }
@@ -107,16 +93,13 @@ pub struct AgentCapabilities {
 /// A protocol extension the agent supports (§4.4.4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentExtension {
-    /// Extension URI.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub uri: String,
-    /// What the extension does.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// The client must activate it (else -32008).
     #[serde(default, skip_serializing_if = "is_false")]
     pub required: bool,
-    /// Extension parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub params: Option<Map<String, Value>>,
 }
@@ -125,15 +108,10 @@ pub struct AgentExtension {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentSkill {
-    /// REQUIRED.
     pub id: String,
-    /// REQUIRED.
     pub name: String,
-    /// REQUIRED.
     pub description: String,
-    /// REQUIRED.
     pub tags: Vec<String>,
-    /// Example prompts.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<String>,
     /// Input media types, overriding the card's defaults.
@@ -142,7 +120,6 @@ pub struct AgentSkill {
     /// Output media types, overriding the card's defaults.
     #[serde(default, deserialize_with = "null_default", alias = "output_modes", skip_serializing_if = "Vec::is_empty")]
     pub output_modes: Vec<String>,
-    /// Security requirements of this skill.
     #[serde(
         default,
         deserialize_with = "null_default",
@@ -155,11 +132,11 @@ pub struct AgentSkill {
 /// A JWS signature over the card (§4.4.7).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentCardSignature {
-    /// REQUIRED base64url protected header.
+    /// Base64url-encoded JWS protected header.
     pub protected: String,
-    /// REQUIRED base64url signature.
+    /// Base64url-encoded.
     pub signature: String,
-    /// Unprotected header.
+    /// JWS unprotected header.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header: Option<Map<String, Value>>,
 }
@@ -188,11 +165,8 @@ pub enum SecurityScheme {
     ApiKeySecurityScheme(ApiKeySecurityScheme),
     /// HTTP authentication (Bearer, Basic, ...).
     HttpAuthSecurityScheme(HttpAuthSecurityScheme),
-    /// OAuth 2.0.
     Oauth2SecurityScheme(OAuth2SecurityScheme),
-    /// OpenID Connect.
     OpenIdConnectSecurityScheme(OpenIdConnectSecurityScheme),
-    /// Mutual TLS.
     MtlsSecurityScheme(MutualTlsSecurityScheme),
 }
 
@@ -207,12 +181,11 @@ oneof_deserialize!(SecurityScheme {
 /// §4.5.2.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ApiKeySecurityScheme {
-    /// Description.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub description: String,
-    /// REQUIRED: `query`, `header` or `cookie`.
+    /// `query`, `header` or `cookie`.
     pub location: String,
-    /// REQUIRED parameter name.
+    /// Name of the header, query parameter or cookie.
     pub name: String,
 }
 
@@ -220,10 +193,9 @@ pub struct ApiKeySecurityScheme {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HttpAuthSecurityScheme {
-    /// Description.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub description: String,
-    /// REQUIRED scheme, e.g. `Bearer`.
+    /// e.g. `Bearer`.
     pub scheme: String,
     /// Hint about the bearer token format.
     #[serde(
@@ -239,10 +211,8 @@ pub struct HttpAuthSecurityScheme {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OAuth2SecurityScheme {
-    /// Description.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub description: String,
-    /// REQUIRED flow.
     pub flows: OAuthFlows,
     /// RFC 8414 metadata URL.
     #[serde(
@@ -258,10 +228,8 @@ pub struct OAuth2SecurityScheme {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OpenIdConnectSecurityScheme {
-    /// Description.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub description: String,
-    /// REQUIRED discovery URL.
     #[serde(alias = "open_id_connect_url")]
     pub open_id_connect_url: String,
 }
@@ -269,7 +237,6 @@ pub struct OpenIdConnectSecurityScheme {
 /// §4.5.6.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MutualTlsSecurityScheme {
-    /// Description.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub description: String,
 }
@@ -278,15 +245,12 @@ pub struct MutualTlsSecurityScheme {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum OAuthFlows {
-    /// Authorization code flow.
     AuthorizationCode(AuthorizationCodeOAuthFlow),
-    /// Client credentials flow.
     ClientCredentials(ClientCredentialsOAuthFlow),
-    /// Deprecated implicit flow.
+    /// Deprecated.
     Implicit(ImplicitOAuthFlow),
-    /// Deprecated password flow.
+    /// Deprecated.
     Password(PasswordOAuthFlow),
-    /// Device code flow.
     DeviceCode(DeviceCodeOAuthFlow),
 }
 
@@ -302,13 +266,10 @@ oneof_deserialize!(OAuthFlows {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthorizationCodeOAuthFlow {
-    /// REQUIRED.
     #[serde(alias = "authorization_url")]
     pub authorization_url: String,
-    /// REQUIRED.
     #[serde(alias = "token_url")]
     pub token_url: String,
-    /// Refresh URL.
     #[serde(
         default,
         deserialize_with = "null_default",
@@ -316,9 +277,8 @@ pub struct AuthorizationCodeOAuthFlow {
         skip_serializing_if = "String::is_empty"
     )]
     pub refresh_url: String,
-    /// REQUIRED scope → description.
+    /// Scope → description.
     pub scopes: BTreeMap<String, String>,
-    /// PKCE is required.
     #[serde(default, alias = "pkce_required", skip_serializing_if = "is_false")]
     pub pkce_required: bool,
 }
@@ -327,10 +287,8 @@ pub struct AuthorizationCodeOAuthFlow {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientCredentialsOAuthFlow {
-    /// REQUIRED.
     #[serde(alias = "token_url")]
     pub token_url: String,
-    /// Refresh URL.
     #[serde(
         default,
         deserialize_with = "null_default",
@@ -338,7 +296,7 @@ pub struct ClientCredentialsOAuthFlow {
         skip_serializing_if = "String::is_empty"
     )]
     pub refresh_url: String,
-    /// REQUIRED scope → description.
+    /// Scope → description.
     pub scopes: BTreeMap<String, String>,
 }
 
@@ -346,13 +304,10 @@ pub struct ClientCredentialsOAuthFlow {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeviceCodeOAuthFlow {
-    /// REQUIRED.
     #[serde(alias = "device_authorization_url")]
     pub device_authorization_url: String,
-    /// REQUIRED.
     #[serde(alias = "token_url")]
     pub token_url: String,
-    /// Refresh URL.
     #[serde(
         default,
         deserialize_with = "null_default",
@@ -360,7 +315,7 @@ pub struct DeviceCodeOAuthFlow {
         skip_serializing_if = "String::is_empty"
     )]
     pub refresh_url: String,
-    /// REQUIRED scope → description.
+    /// Scope → description.
     pub scopes: BTreeMap<String, String>,
 }
 
@@ -368,7 +323,6 @@ pub struct DeviceCodeOAuthFlow {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImplicitOAuthFlow {
-    /// Authorization URL.
     #[serde(
         default,
         deserialize_with = "null_default",
@@ -376,7 +330,6 @@ pub struct ImplicitOAuthFlow {
         skip_serializing_if = "String::is_empty"
     )]
     pub authorization_url: String,
-    /// Refresh URL.
     #[serde(
         default,
         deserialize_with = "null_default",
@@ -393,10 +346,8 @@ pub struct ImplicitOAuthFlow {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PasswordOAuthFlow {
-    /// Token URL.
     #[serde(default, deserialize_with = "null_default", alias = "token_url", skip_serializing_if = "String::is_empty")]
     pub token_url: String,
-    /// Refresh URL.
     #[serde(
         default,
         deserialize_with = "null_default",

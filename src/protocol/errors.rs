@@ -5,9 +5,7 @@ use serde_json::{Map, Value, json};
 
 /// The `domain` of every A2A ErrorInfo (§10.6, §11.6).
 pub const ERROR_DOMAIN: &str = "a2a-protocol.org";
-/// `@type` of `google.rpc.ErrorInfo`.
 pub const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
-/// `@type` of `google.rpc.BadRequest`.
 pub const BAD_REQUEST_TYPE: &str = "type.googleapis.com/google.rpc.BadRequest";
 
 macro_rules! error_codes {
@@ -22,7 +20,6 @@ macro_rules! error_codes {
             /// All codes, in catalogue order.
             pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)+];
 
-            /// The numeric JSON-RPC code.
             pub fn code(self) -> i64 {
                 match self { $(ErrorCode::$variant => $code,)+ }
             }
@@ -37,7 +34,6 @@ macro_rules! error_codes {
                 match self { $(ErrorCode::$variant => $message,)+ }
             }
 
-            /// Looks a numeric code up.
             pub fn from_code(code: i64) -> Option<Self> {
                 match code { $($code => Some(ErrorCode::$variant),)+ _ => None }
             }
@@ -46,36 +42,27 @@ macro_rules! error_codes {
 }
 
 error_codes! {
-    /// -32700: the body is not JSON.
+    /// The body is not JSON.
     ParseError = -32700, "PARSE_ERROR", "Invalid JSON payload";
-    /// -32600: not a valid JSON-RPC request.
+    /// Not a valid JSON-RPC request.
     InvalidRequest = -32600, "INVALID_REQUEST", "Request payload validation error";
-    /// -32601: unknown method.
+    /// Unknown method.
     MethodNotFound = -32601, "METHOD_NOT_FOUND", "Method not found";
-    /// -32602: params fail validation.
+    /// Params fail validation.
     InvalidParams = -32602, "INVALID_PARAMS", "Invalid parameters";
-    /// -32603: server fault.
+    /// Server fault.
     Internal = -32603, "INTERNAL", "Internal error";
-    /// -32001.
     TaskNotFound = -32001, "TASK_NOT_FOUND", "Task not found";
-    /// -32002.
     TaskNotCancelable = -32002, "TASK_NOT_CANCELABLE", "Task cannot be canceled";
-    /// -32003.
     PushNotificationNotSupported = -32003, "PUSH_NOTIFICATION_NOT_SUPPORTED", "Push Notification is not supported";
-    /// -32004.
     UnsupportedOperation = -32004, "UNSUPPORTED_OPERATION", "This operation is not supported";
-    /// -32005.
     ContentTypeNotSupported = -32005, "CONTENT_TYPE_NOT_SUPPORTED", "Incompatible content types";
-    /// -32006.
     InvalidAgentResponse = -32006, "INVALID_AGENT_RESPONSE", "Invalid agent response";
-    /// -32007.
     ExtendedAgentCardNotConfigured = -32007, "EXTENDED_AGENT_CARD_NOT_CONFIGURED", "Extended Agent Card not configured";
-    /// -32008.
     ExtensionSupportRequired = -32008, "EXTENSION_SUPPORT_REQUIRED", "Extension support required";
-    /// -32009.
     VersionNotSupported = -32009, "VERSION_NOT_SUPPORTED", "Version not supported";
-    /// -32000: the spec names authentication errors a "JSON-RPC custom error" without a code
-    /// (digest §3); the kit uses the JSON-RPC server-error code just outside A2A's reserved range.
+    /// The spec names authentication errors a "JSON-RPC custom error" without a code (digest §3); the
+    /// kit uses the JSON-RPC server-error code just outside A2A's reserved range.
     Unauthenticated = -32000, "UNAUTHENTICATED", "Authentication required";
 }
 
@@ -91,16 +78,13 @@ impl ErrorCode {
 pub struct FieldViolation {
     /// Path of the offending field, e.g. `message.parts[0]`.
     pub field: String,
-    /// Why it is wrong.
     pub description: String,
 }
 
 /// A JSON-RPC error as the mock sends it: code, message and `data` array of `@type` objects.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RpcError {
-    /// The catalogue entry.
     pub code: ErrorCode,
-    /// Human-readable message.
     pub message: String,
     /// ErrorInfo metadata (string values only, as in `google.rpc.ErrorInfo`); boxed to keep
     /// `Result<_, RpcError>` small.
@@ -110,7 +94,6 @@ pub struct RpcError {
 }
 
 impl RpcError {
-    /// An error with a specific message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         RpcError { code, message: message.into(), metadata: Box::default(), violations: Vec::new() }
     }
@@ -129,12 +112,10 @@ impl RpcError {
         e
     }
 
-    /// -32001 for a task id.
     pub fn task_not_found(task_id: &str) -> Self {
         Self::standard(ErrorCode::TaskNotFound).with_meta("taskId", task_id)
     }
 
-    /// Adds an ErrorInfo metadata entry.
     pub fn with_meta(mut self, key: &str, value: impl Into<String>) -> Self {
         self.metadata.insert(key.to_owned(), Value::String(value.into()));
         self

@@ -10,15 +10,11 @@ use super::wire::{is_false, oneof_deserialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskStatusUpdateEvent {
-    /// REQUIRED.
     #[serde(alias = "task_id")]
     pub task_id: String,
-    /// REQUIRED.
     #[serde(alias = "context_id")]
     pub context_id: String,
-    /// REQUIRED.
     pub status: TaskStatus,
-    /// Optional metadata struct.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
 }
@@ -27,21 +23,16 @@ pub struct TaskStatusUpdateEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskArtifactUpdateEvent {
-    /// REQUIRED.
     #[serde(alias = "task_id")]
     pub task_id: String,
-    /// REQUIRED.
     #[serde(alias = "context_id")]
     pub context_id: String,
-    /// REQUIRED.
     pub artifact: Artifact,
     /// Append these parts to the artifact with the same id sent before.
     #[serde(default, skip_serializing_if = "is_false")]
     pub append: bool,
-    /// This is the final chunk of the artifact.
     #[serde(default, alias = "last_chunk", skip_serializing_if = "is_false")]
     pub last_chunk: bool,
-    /// Optional metadata struct.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
 }
@@ -67,11 +58,8 @@ oneof_deserialize!(SendMessageResponse {
 pub enum StreamResponse {
     /// A task snapshot.
     Task(Task),
-    /// A direct message.
     Message(Message),
-    /// A status change.
     StatusUpdate(TaskStatusUpdateEvent),
-    /// An artifact chunk.
     ArtifactUpdate(TaskArtifactUpdateEvent),
 }
 

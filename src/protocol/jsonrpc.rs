@@ -9,14 +9,11 @@ use super::errors::RpcError;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RequestId {
-    /// Numeric id.
     Number(serde_json::Number),
-    /// String id.
     String(String),
 }
 
 impl RequestId {
-    /// The id as a JSON value.
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
@@ -34,7 +31,6 @@ macro_rules! methods {
             /// All methods in §5.3 order.
             pub const ALL: &'static [Method] = &[$(Method::$variant,)+];
 
-            /// The wire name.
             pub fn name(self) -> &'static str {
                 match self { $(Method::$variant => $name,)+ }
             }
@@ -62,13 +58,9 @@ methods! {
     SendMessage => "SendMessage", "9.4.1", false;
     /// Send a message, get an SSE stream.
     SendStreamingMessage => "SendStreamingMessage", "9.4.2", true;
-    /// Fetch a task.
     GetTask => "GetTask", "9.4.3", false;
-    /// List tasks.
     ListTasks => "ListTasks", "9.4.4", false;
-    /// Cancel a task.
     CancelTask => "CancelTask", "9.4.5", false;
-    /// Stream a task's updates.
     SubscribeToTask => "SubscribeToTask", "9.4.6", true;
     /// Register a webhook.
     CreateTaskPushNotificationConfig => "CreateTaskPushNotificationConfig", "9.4.7", false;
@@ -88,7 +80,6 @@ impl std::fmt::Display for Method {
     }
 }
 
-/// A success response envelope.
 pub fn success(id: &RequestId, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id.to_json(), "result": result})
 }

@@ -44,7 +44,6 @@ impl Default for Limits {
 
 /// The page size bounds of ListTasks (§3.1.4): 1..=100, default 50.
 pub const LIST_TASKS_MAX_PAGE_SIZE: i32 = 100;
-/// Default ListTasks page size.
 pub const LIST_TASKS_DEFAULT_PAGE_SIZE: i32 = 50;
 
 /// Returns the deepest nesting of arrays and objects in a JSON text, without parsing it, stopping

@@ -9,7 +9,6 @@ use super::wire::present;
 /// The `content` oneof of a Part.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PartContent {
-    /// `text`: a UTF-8 string.
     Text(String),
     /// `raw`: bytes, base64 on the wire.
     Raw(Vec<u8>),
@@ -35,9 +34,7 @@ impl PartContent {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(try_from = "PartWire")]
 pub struct Part {
-    /// The single content member.
     pub content: PartContent,
-    /// Optional `metadata` struct.
     pub metadata: Option<Map<String, Value>>,
     /// `filename`; empty means unset.
     pub filename: String,
@@ -46,17 +43,14 @@ pub struct Part {
 }
 
 impl Part {
-    /// A text part with no metadata.
     pub fn text(s: impl Into<String>) -> Self {
         Part::new(PartContent::Text(s.into()))
     }
 
-    /// A part holding the given content and nothing else.
     pub fn new(content: PartContent) -> Self {
         Part { content, metadata: None, filename: String::new(), media_type: String::new() }
     }
 
-    /// The text, if this is a text part.
     pub fn as_text(&self) -> Option<&str> {
         match &self.content {
             PartContent::Text(t) => Some(t),

@@ -7,9 +7,8 @@ use super::wire::null_default;
 /// How the agent authenticates to the webhook (§4.3.2): `Authorization: <scheme> <credentials>`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuthenticationInfo {
-    /// REQUIRED IANA HTTP auth scheme, e.g. `Bearer`.
+    /// IANA HTTP auth scheme, e.g. `Bearer`.
     pub scheme: String,
-    /// The credentials placed after the scheme.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub credentials: String,
 }
@@ -27,12 +26,10 @@ pub struct TaskPushNotificationConfig {
     /// The task this config belongs to (empty inside SendMessage).
     #[serde(default, deserialize_with = "null_default", alias = "task_id", skip_serializing_if = "String::is_empty")]
     pub task_id: String,
-    /// REQUIRED webhook URL.
     pub url: String,
     /// Token unique to this task or session.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub token: String,
-    /// Credentials the agent presents to the webhook.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authentication: Option<AuthenticationInfo>,
 }

@@ -43,12 +43,9 @@ pub struct SendMessageRequest {
     /// Tenant of the selected interface.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
-    /// REQUIRED.
     pub message: Message,
-    /// Optional handling configuration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub configuration: Option<SendMessageConfiguration>,
-    /// Optional metadata struct.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
 }
@@ -60,7 +57,6 @@ pub struct GetTaskRequest {
     /// Tenant of the selected interface.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
-    /// REQUIRED task id.
     pub id: String,
     /// Most recent messages to include.
     #[serde(
@@ -93,7 +89,7 @@ pub struct ListTasksRequest {
     /// Page size, 1..=100, default 50.
     #[serde(default, alias = "page_size", deserialize_with = "opt_int32", skip_serializing_if = "Option::is_none")]
     pub page_size: Option<i32>,
-    /// Cursor from a previous page.
+    /// A previous response's `nextPageToken`; empty for the first page.
     #[serde(
         default,
         deserialize_with = "null_default",
@@ -121,7 +117,6 @@ pub struct ListTasksRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListTasksResponse {
-    /// This page of tasks (may be empty).
     pub tasks: Vec<Task>,
     /// Cursor of the next page, `""` on the last page.
     #[serde(alias = "next_page_token")]
@@ -140,9 +135,7 @@ pub struct CancelTaskRequest {
     /// Tenant of the selected interface.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
-    /// REQUIRED task id.
     pub id: String,
-    /// Optional metadata struct.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
 }
@@ -153,7 +146,6 @@ pub struct SubscribeToTaskRequest {
     /// Tenant of the selected interface.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
-    /// REQUIRED task id.
     pub id: String,
 }
 
@@ -164,10 +156,9 @@ pub struct TaskPushNotificationConfigRef {
     /// Tenant of the selected interface.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
-    /// REQUIRED.
     #[serde(alias = "task_id")]
     pub task_id: String,
-    /// REQUIRED config id.
+    /// Config id.
     pub id: String,
 }
 
@@ -183,13 +174,12 @@ pub struct ListTaskPushNotificationConfigsRequest {
     /// Tenant of the selected interface.
     #[serde(default, deserialize_with = "null_default", skip_serializing_if = "String::is_empty")]
     pub tenant: String,
-    /// REQUIRED.
     #[serde(alias = "task_id")]
     pub task_id: String,
     /// Page size (0 = server default).
     #[serde(default, alias = "page_size", deserialize_with = "int32", skip_serializing_if = "is_zero")]
     pub page_size: i32,
-    /// Cursor from a previous page.
+    /// A previous response's `nextPageToken`; empty for the first page.
     #[serde(
         default,
         deserialize_with = "null_default",

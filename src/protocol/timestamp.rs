@@ -20,17 +20,16 @@ impl Timestamp {
         Timestamp(dt.replace_millisecond(ms).expect("millisecond taken from a valid time"))
     }
 
-    /// Milliseconds since the Unix epoch.
     pub fn unix_millis(&self) -> i128 {
         self.0.unix_timestamp_nanos() / 1_000_000
     }
 
-    /// Builds a timestamp from milliseconds since the Unix epoch.
+    /// `None` outside the representable range.
     pub fn from_unix_millis(ms: i128) -> Option<Self> {
         OffsetDateTime::from_unix_timestamp_nanos(ms * 1_000_000).ok().map(Timestamp)
     }
 
-    /// The underlying UTC date-time.
+    /// Always UTC.
     pub fn datetime(&self) -> OffsetDateTime {
         self.0
     }

@@ -4,20 +4,16 @@
 pub const PROTOCOL_VERSION: &str = "1.0";
 /// Name of the version service parameter (header or query parameter).
 pub const VERSION_HEADER: &str = "A2A-Version";
-/// Name of the extensions service parameter.
 pub const EXTENSIONS_HEADER: &str = "A2A-Extensions";
 
 /// A `Major.Minor` protocol version; the patch component is parsed and ignored (§3.6 MUST NOT).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ProtocolVersion {
-    /// Major component.
     pub major: u32,
-    /// Minor component.
     pub minor: u32,
 }
 
 impl ProtocolVersion {
-    /// 1.0.
     pub const V1_0: ProtocolVersion = ProtocolVersion { major: 1, minor: 0 };
     /// 0.3, which an empty version header means (§3.6.2).
     pub const V0_3: ProtocolVersion = ProtocolVersion { major: 0, minor: 3 };

@@ -55,12 +55,10 @@ macro_rules! proto_enum {
             /// Every value, in declaration order.
             pub const ALL: &'static [$name] = &[$($name::$variant,)+];
 
-            /// The ProtoJSON string name.
             pub fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $text,)+ }
             }
 
-            /// The protobuf enum number.
             pub fn number(self) -> i32 {
                 match self { $($name::$variant => $num,)+ }
             }
@@ -70,7 +68,6 @@ macro_rules! proto_enum {
                 match s { $($text => Some($name::$variant),)+ _ => None }
             }
 
-            /// Parses the protobuf enum number.
             pub fn from_number(n: i64) -> Option<Self> {
                 match n { $($num => Some($name::$variant),)+ _ => None }
             }

@@ -14,11 +14,8 @@ use super::model::{CheckResult, Level, Outcome};
 pub struct SdkInfo {
     /// SDK name, e.g. `a2a-python`.
     pub name: String,
-    /// SDK version.
     pub version: String,
-    /// Implementation language.
     pub language: String,
-    /// URL of the SDK's source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repository: Option<String>,
 }
@@ -29,7 +26,6 @@ impl Default for SdkInfo {
     }
 }
 
-/// The ACTS result of an outcome.
 pub fn acts_result(outcome: Outcome) -> &'static str {
     match outcome {
         Outcome::Pass | Outcome::Warn | Outcome::Info => "pass",

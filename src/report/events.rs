@@ -18,7 +18,6 @@ pub enum RunEvent {
     CheckFinished(Box<CheckResult>),
     RunFinished {
         verdict: Verdict,
-        /// Wall time of the whole run.
         duration_ms: u64,
         /// RFC 3339 UTC, whole seconds: every rendering of one run carries the same time.
         finished_at: String,

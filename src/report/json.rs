@@ -21,9 +21,7 @@ pub const ACTS_VERSION: &str = "1.0";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolInfo {
-    /// Tool name.
     pub name: String,
-    /// Tool version.
     pub version: String,
 }
 
@@ -31,7 +29,7 @@ pub struct ToolInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpecInfo {
-    /// Protocol version.
+    /// A2A protocol version, e.g. `1.0`.
     pub version: String,
     /// Commit of the specification repository.
     pub commit: String,
@@ -40,17 +38,14 @@ pub struct SpecInfo {
 /// The run's parameters.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunSection {
-    /// Unique id.
     pub id: String,
     /// `server` or `client`.
     pub mode: String,
     /// RFC 3339 start time.
     pub started_at: String,
-    /// Total wall time.
     pub duration_ms: u64,
     /// Whether SHOULD violations fail.
     pub strict: bool,
-    /// Profiles selected.
     pub profiles: Vec<String>,
     /// Seed of generated inputs (null when none were generated).
     pub seed: Option<u64>,
@@ -59,24 +54,16 @@ pub struct RunSection {
 /// Outcome counts over a set of results. `total` is the sum of the other six.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Counts {
-    /// Results counted.
     pub total: u64,
-    /// `pass` outcomes.
     pub passed: u64,
-    /// `fail` outcomes.
     pub failed: u64,
-    /// `warn` outcomes.
     pub warned: u64,
-    /// `skip` outcomes.
     pub skipped: u64,
-    /// `error` outcomes.
     pub errors: u64,
-    /// `info` outcomes.
     pub info: u64,
 }
 
 impl Counts {
-    /// Counts one outcome.
     pub fn add(&mut self, outcome: Outcome) {
         self.total += 1;
         match outcome {
@@ -93,16 +80,12 @@ impl Counts {
 /// Counts per requirement level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ByLevel {
-    /// MUST requirements.
     pub must: Counts,
-    /// SHOULD requirements.
     pub should: Counts,
-    /// MAY requirements.
     pub may: Counts,
 }
 
 impl ByLevel {
-    /// The counts of one level.
     pub fn get(&self, level: Level) -> &Counts {
         match level {
             Level::Must => &self.must,
@@ -123,17 +106,11 @@ impl ByLevel {
 /// Counts per outcome, keyed by the outcome's own name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ByOutcome {
-    /// `pass`.
     pub pass: u64,
-    /// `fail`.
     pub fail: u64,
-    /// `warn`.
     pub warn: u64,
-    /// `skip`.
     pub skip: u64,
-    /// `error`.
     pub error: u64,
-    /// `info`.
     pub info: u64,
 }
 
@@ -142,45 +119,31 @@ pub struct ByOutcome {
 pub struct Summary {
     /// Results reported, scored or not.
     pub total: u64,
-    /// `pass` outcomes.
     pub passed: u64,
-    /// `fail` outcomes.
     pub failed: u64,
-    /// `warn` outcomes.
     pub warned: u64,
-    /// `skip` outcomes.
     pub skipped: u64,
-    /// `error` outcomes (the kit could not decide).
     pub errors: u64,
-    /// `info` outcomes (measurements).
     pub info: u64,
     /// Results that never change the verdict (extension and kit-policy profiles).
     pub not_scored: u64,
-    /// Total wall time of the run.
     pub duration_ms: u64,
-    /// Counts per requirement level.
     pub by_level: ByLevel,
-    /// Counts per profile.
     pub by_profile: BTreeMap<String, Counts>,
-    /// Counts per outcome.
     pub by_outcome: ByOutcome,
 }
 
 /// The run verdict with its exit status.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VerdictInfo {
-    /// The verdict.
     pub status: Verdict,
-    /// Process exit status that goes with it.
     pub exit_code: i32,
-    /// Why.
     pub reasons: Vec<String>,
 }
 
 /// One check result as reported: the runner's [`CheckResult`] unchanged, plus report-only overlays.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportResult {
-    /// The result.
     #[serde(flatten)]
     pub result: CheckResult,
     /// Baseline overlay (`accepted`, `stale`, `expired`); reserved, absent until baselines exist.
@@ -193,32 +156,23 @@ pub struct ReportResult {
 pub struct Report {
     /// Version of this report format, [`SCHEMA_VERSION`].
     pub schema_version: String,
-    /// ACTS version the document is a superset of.
     pub acts_version: String,
-    /// A2A protocol version tested.
     pub spec_version: String,
     /// When the report was written, RFC 3339 UTC.
     pub generated_at: String,
-    /// The tool.
     pub tool: ToolInfo,
-    /// The pinned specification.
     pub spec: SpecInfo,
-    /// Suite sources with their digests.
     pub suites: Vec<SuiteSource>,
-    /// Run parameters.
     pub run: RunSection,
-    /// The peer under test.
     pub target: TargetInfo,
-    /// Counts.
     pub summary: Summary,
-    /// Verdict and exit status.
     pub verdict: VerdictInfo,
-    /// Every check result, in run order.
+    /// Every check result, in plan order.
     pub results: Vec<ReportResult>,
 }
 
 impl Report {
-    /// The check results without their overlays, in run order.
+    /// The check results without their overlays.
     pub fn checks(&self) -> impl Iterator<Item = &CheckResult> {
         self.results.iter().map(|r| &r.result)
     }
@@ -235,7 +189,6 @@ impl Report {
     }
 }
 
-/// Computes the summary of `results`.
 pub fn summarize(results: &[CheckResult], duration_ms: u64) -> Summary {
     let mut all = Counts::default();
     let mut summary = Summary { duration_ms, ..Summary::default() };
@@ -327,7 +280,6 @@ impl Collector {
         self.report.as_ref()
     }
 
-    /// Takes the finished report.
     pub fn into_report(self) -> Option<Report> {
         self.report
     }

@@ -10,7 +10,6 @@ use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite}
 use super::json::Report;
 use super::model::{CheckResult, Outcome};
 
-/// The report as a JUnit XML document.
 pub fn to_junit(report: &Report) -> String {
     let mut junit = quick_junit::Report::new(report.tool.name.as_str());
     junit.set_time(ms(report.summary.duration_ms));

@@ -91,7 +91,6 @@ pub enum Level {
 }
 
 impl Level {
-    /// Lower-case name.
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Must => "must",
@@ -126,7 +125,6 @@ pub struct SpecRef {
 pub struct Failure {
     /// One-line reason.
     pub message: String,
-    /// The step that failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_id: Option<String>,
     /// JSON pointer to the offending value in the response (RFC 6901).
@@ -143,26 +141,22 @@ pub struct Failure {
 /// One HTTP exchange kept as evidence (redacted and truncated before it gets here).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Evidence {
-    /// Step that made the exchange.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_id: Option<String>,
-    /// Request method.
+    /// HTTP method, e.g. `POST`.
     pub method: String,
-    /// Request URL.
     pub url: String,
     /// Request headers, `name: value`, secrets replaced.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub request_headers: Vec<String>,
-    /// Request body (truncated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_body: Option<String>,
     /// HTTP status, when a response arrived.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
-    /// Response headers, `name: value`.
+    /// `name: value`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub response_headers: Vec<String>,
-    /// Response body (truncated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_body: Option<String>,
     /// A curl command reproducing the request (secrets replaced).
@@ -178,19 +172,14 @@ pub struct Evidence {
 pub struct CheckResult {
     /// Stable id, e.g. `CORE-SEND-001` or `KIT-CAPS-003`.
     pub id: String,
-    /// Human-readable title.
     pub title: String,
     /// Suite (file) the check came from.
     pub suite: String,
     /// Profile, e.g. `core`, `streaming`.
     pub profile: String,
-    /// Requirement level.
     pub level: Level,
-    /// Where the requirement is stated.
     pub spec: SpecRef,
-    /// The outcome.
     pub outcome: Outcome,
-    /// Why it was skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip_reason: Option<SkipReason>,
     /// Details of a skip (e.g. which capability).
@@ -206,7 +195,6 @@ pub struct CheckResult {
     /// A measurement, for info outcomes (and extra facts on others).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measurement: Option<String>,
-    /// Exchanges made by the check.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<Evidence>,
 }
@@ -246,7 +234,6 @@ impl CheckResult {
         }
     }
 
-    /// A skip of `meta` with its reason.
     pub fn skipped(meta: &CheckMeta, reason: SkipReason, detail: impl Into<String>) -> Self {
         CheckResult {
             skip_reason: Some(reason),
@@ -286,7 +273,6 @@ impl Verdict {
         }
     }
 
-    /// The process exit status.
     pub fn exit_code(self) -> i32 {
         match self {
             Verdict::Conformant => 0,
@@ -336,13 +322,11 @@ fn list(ids: &[&str]) -> String {
 pub struct RunInfo {
     /// Tool name, `a2a-conform`.
     pub tool: String,
-    /// Tool version.
     pub tool_version: String,
     /// A2A protocol version tested, `1.0`.
     pub spec_version: String,
     /// Commit of the specification the checks were written against.
     pub spec_commit: String,
-    /// Unique id of this run.
     pub run_id: String,
     /// `server` (the kit tests a server) or `client`.
     pub mode: String,
@@ -350,20 +334,16 @@ pub struct RunInfo {
     pub started_at: String,
     /// Whether SHOULD violations fail.
     pub strict: bool,
-    /// Profiles selected.
     pub profiles: Vec<String>,
     /// Seed of generated inputs, when any.
     pub seed: Option<u64>,
-    /// Suite files the checks came from.
     pub suites: Vec<SuiteSource>,
-    /// The peer under test.
     pub target: TargetInfo,
 }
 
 /// One suite file and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SuiteSource {
-    /// Suite name.
     pub name: String,
     /// `builtin` or the path it was read from.
     pub origin: String,

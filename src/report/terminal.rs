@@ -10,7 +10,6 @@ use super::events::{RunEvent, Sink};
 use super::json::{Collector, Counts, Report};
 use super::model::{CheckResult, Level, Outcome, Verdict};
 
-/// Target width of the rendering.
 const WIDTH: usize = 100;
 /// Indentation of a finding's detail lines.
 const INDENT: &str = "      ";

@@ -14,34 +14,22 @@ use super::tasks::TaskStore;
 /// Shared state of a running mock.
 #[derive(Debug)]
 pub struct App {
-    /// Settings.
     pub config: MockConfig,
-    /// The public card, serialized.
+    /// The public card.
     pub card: CardDocument,
-    /// The extended card, when one is configured.
     pub extended_card: Option<CardDocument>,
-    /// Scripted behaviours.
     pub scenarios: ScenarioBook,
-    /// Tasks.
     pub store: TaskStore,
-    /// Push delivery settings.
     pub push: Arc<PushDispatcher>,
 }
 
 /// The mock could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum MockError {
-    /// A scenario file is unusable.
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
-    /// The address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        /// The address.
-        addr: SocketAddr,
-        /// Why.
-        source: std::io::Error,
-    },
+    Bind { addr: SocketAddr, source: std::io::Error },
 }
 
 impl App {

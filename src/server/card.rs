@@ -23,7 +23,6 @@ pub const BEARER_SCHEME: &str = "bearer";
 /// A serialized card with the validators a cache needs.
 #[derive(Debug, Clone)]
 pub struct CardDocument {
-    /// The card.
     pub card: AgentCard,
     /// Its JSON bytes, as served.
     pub body: Vec<u8>,

@@ -42,13 +42,11 @@ pub enum ExtendedCard {
 /// Every setting of the mock peer.
 #[derive(Debug, Clone)]
 pub struct MockConfig {
-    /// Agent name on the card.
     pub name: String,
     /// Declare and serve streaming.
     pub streaming: bool,
     /// Declare and serve push notifications.
     pub push_notifications: bool,
-    /// Extended card mode.
     pub extended_card: ExtendedCard,
     /// Extension URIs declared optional on the card.
     pub extensions: Vec<String>,
@@ -62,9 +60,7 @@ pub struct MockConfig {
     pub input_modes: Vec<String>,
     /// Media types the agent produces.
     pub output_modes: Vec<String>,
-    /// Requests without `A2A-Version`.
     pub missing_version: MissingVersion,
-    /// Push destinations allowed.
     pub webhooks: WebhookPolicy,
     /// Per-attempt timeout of a webhook POST, in ms.
     pub push_timeout_ms: u64,
@@ -72,7 +68,6 @@ pub struct MockConfig {
     pub push_retries: u32,
     /// Extra scenario files, overriding built-ins of the same name.
     pub scenario_dir: Option<PathBuf>,
-    /// Resource bounds.
     pub limits: Limits,
     /// `Cache-Control: max-age` of the card, in seconds.
     pub card_max_age_secs: u64,

@@ -29,7 +29,6 @@ use crate::protocol::{
 
 /// What a method produced.
 pub enum Outcome {
-    /// A JSON-RPC `result`.
     Result(Value),
     /// An SSE response.
     Stream(Response),
@@ -37,11 +36,8 @@ pub enum Outcome {
 
 /// Request facts that live outside `params`.
 pub struct CallContext {
-    /// The JSON-RPC id.
     pub id: RequestId,
-    /// `Authorization` header value, if any.
     pub authorization: Option<String>,
-    /// `Last-Event-ID` header value, if any.
     pub last_event_id: Option<String>,
 }
 

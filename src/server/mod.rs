@@ -115,7 +115,6 @@ impl MockServer {
         Ok(MockServer { addr, base_url, app, shutdown: Some(tx), join: Some(join) })
     }
 
-    /// The socket address listened on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
@@ -130,7 +129,6 @@ impl MockServer {
         format!("{}{RPC_PATH}", self.base_url)
     }
 
-    /// The well-known card URL.
     pub fn card_url(&self) -> String {
         format!("{}{WELL_KNOWN_PATH}", self.base_url)
     }

@@ -71,7 +71,6 @@ fn allowed(policy: WebhookPolicy, class: AddressClass) -> bool {
 /// A webhook URL checked against the policy, with the addresses it resolved to.
 #[derive(Debug, Clone)]
 pub struct Destination {
-    /// The parsed URL.
     pub url: reqwest::Url,
     /// Resolved addresses, all allowed by the policy; requests are pinned to the first one so that
     /// a second DNS answer cannot redirect them (DNS rebinding).
@@ -116,7 +115,6 @@ pub async fn check_destination(url: &str, policy: WebhookPolicy) -> Result<Desti
 /// Sends push notifications with bounded time and retries.
 #[derive(Debug, Clone)]
 pub struct PushDispatcher {
-    /// Which destinations are allowed.
     pub policy: WebhookPolicy,
     /// Per-attempt timeout.
     pub timeout: Duration,
@@ -130,17 +128,12 @@ pub struct PushDispatcher {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DeliveryOutcome {
     /// The receiver answered 2xx.
-    Delivered {
-        /// HTTP status.
-        status: u16,
-        /// Attempts used.
-        attempts: u32,
-    },
+    Delivered { status: u16, attempts: u32 },
     /// Every attempt failed.
     Failed {
         /// Last error.
         reason: String,
-        /// Attempts used.
+        /// 0 when nothing was sent.
         attempts: u32,
     },
 }

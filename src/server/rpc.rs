@@ -166,7 +166,6 @@ async fn read_bounded(body: Body, limit: usize) -> Option<bytes::Bytes> {
     Some(buf.freeze())
 }
 
-/// The JSON-RPC endpoint handler.
 pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri, body: Body) -> Response {
     let limits = &app.config.limits;
     match header_str(&headers, header::CONTENT_TYPE.as_str()) {

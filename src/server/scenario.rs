@@ -21,7 +21,6 @@ pub const DEFAULT_SCENARIO: &str = "echo";
 pub enum Step {
     /// Move the task to `state`, optionally with an agent status message.
     Status {
-        /// The new state.
         state: TaskState,
         /// Text of the agent's status message (templated).
         #[serde(default)]
@@ -33,7 +32,6 @@ pub enum Step {
         /// Artifact id; chunks of one artifact share it. Defaults to a generated id.
         #[serde(default)]
         artifact_id: Option<String>,
-        /// Artifact name.
         #[serde(default)]
         name: Option<String>,
         /// Parts (text is templated).
@@ -41,7 +39,6 @@ pub enum Step {
         /// Append to the artifact with the same id.
         #[serde(default)]
         append: bool,
-        /// Last chunk of this artifact.
         #[serde(default)]
         last_chunk: bool,
     },
@@ -51,10 +48,7 @@ pub enum Step {
         parts: Vec<Part>,
     },
     /// Wait before the next step (cancel interrupts the wait).
-    Sleep {
-        /// Milliseconds.
-        ms: u64,
-    },
+    Sleep { ms: u64 },
 }
 
 /// What to do with a follow-up message to a task this scenario left waiting for input.
@@ -64,7 +58,6 @@ pub struct Continuation {
     /// Applies when the follow-up's first text, trimmed, equals this (case-insensitive).
     #[serde(default)]
     pub when_text: Option<String>,
-    /// The steps to run.
     pub steps: Vec<Step>,
 }
 
@@ -91,28 +84,12 @@ pub struct Scenario {
 pub enum ScenarioError {
     /// Not JSON of the scenario shape.
     #[error("scenario {file}: {source}")]
-    Parse {
-        /// The file.
-        file: String,
-        /// Why.
-        source: serde_json::Error,
-    },
+    Parse { file: String, source: serde_json::Error },
     /// Parsed but inconsistent.
     #[error("scenario {file}: {reason}")]
-    Invalid {
-        /// The file.
-        file: String,
-        /// Why.
-        reason: String,
-    },
-    /// The directory could not be read.
+    Invalid { file: String, reason: String },
     #[error("scenario directory {dir}: {source}")]
-    Io {
-        /// The directory.
-        dir: String,
-        /// Why.
-        source: std::io::Error,
-    },
+    Io { dir: String, source: std::io::Error },
 }
 
 impl Scenario {
@@ -135,7 +112,6 @@ impl Scenario {
             .sum()
     }
 
-    /// The continuation for a follow-up message.
     pub fn continuation_for(&self, msg: &Message) -> Option<&Continuation> {
         let text = msg.first_text().unwrap_or("").trim();
         self.continuations.iter().find(|c| match &c.when_text {
@@ -201,12 +177,10 @@ pub struct TemplateVars<'a> {
     pub input: &'a str,
     /// The task id (empty for message replies).
     pub task_id: &'a str,
-    /// The context id.
     pub context_id: &'a str,
 }
 
 impl TemplateVars<'_> {
-    /// Substitutes the variables in `s`.
     pub fn render(&self, s: &str) -> String {
         s.replace("{{input}}", self.input).replace("{{taskId}}", self.task_id).replace("{{contextId}}", self.context_id)
     }
@@ -219,7 +193,6 @@ pub struct ScenarioBook {
 }
 
 impl ScenarioBook {
-    /// The built-in scenarios.
     pub fn builtin() -> Result<Self, ScenarioError> {
         let mut book = ScenarioBook { by_name: BTreeMap::new() };
         for (file, text) in BUILTIN {
@@ -283,7 +256,6 @@ impl ScenarioBook {
         }
     }
 
-    /// The default scenario.
     pub fn default_scenario(&self) -> Arc<Scenario> {
         self.by_name[DEFAULT_SCENARIO].clone()
     }

@@ -55,7 +55,6 @@ pub struct SseEvent {
 pub struct Incomplete {
     /// The last event id in effect.
     pub id: Option<String>,
-    /// The event type buffered so far.
     pub event: Option<String>,
     /// The `data:` lines received so far, joined with "\n", if there were any.
     pub data: Option<String>,
@@ -67,10 +66,7 @@ pub struct Incomplete {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StreamEnd {
     /// The peer closed the stream; `incomplete` is what it left undispatched.
-    Closed {
-        /// The trailing partial event, if any.
-        incomplete: Option<Incomplete>,
-    },
+    Closed { incomplete: Option<Incomplete> },
     /// The callback asked to stop.
     StoppedByCaller,
 }
@@ -80,40 +76,22 @@ pub enum StreamEnd {
 pub enum SseError {
     /// The stream is not valid UTF-8; `offset` is the byte offset of the first bad byte.
     #[error("event stream is not valid UTF-8 at byte {offset}")]
-    InvalidUtf8 {
-        /// Byte offset from the start of the stream.
-        offset: u64,
-    },
+    InvalidUtf8 { offset: u64 },
     /// One event (or one unterminated line) exceeded `max_event_bytes`.
     #[error("event exceeds max_event_bytes ({limit})")]
-    EventTooLarge {
-        /// The limit that was exceeded.
-        limit: usize,
-    },
+    EventTooLarge { limit: usize },
     /// The stream dispatched more than `max_events` events.
     #[error("stream exceeds max_events ({limit})")]
-    TooManyEvents {
-        /// The limit that was exceeded.
-        limit: usize,
-    },
+    TooManyEvents { limit: usize },
     /// The stream sent more than `max_total_bytes` bytes.
     #[error("stream exceeds max_total_bytes ({limit})")]
-    StreamTooLarge {
-        /// The limit that was exceeded.
-        limit: usize,
-    },
+    StreamTooLarge { limit: usize },
     /// No chunk arrived within `idle_timeout`.
     #[error("no data within idle_timeout ({limit:?})")]
-    IdleTimeout {
-        /// The limit that was exceeded.
-        limit: Duration,
-    },
+    IdleTimeout { limit: Duration },
     /// The stream did not end within `total_timeout`.
     #[error("stream did not end within total_timeout ({limit:?})")]
-    TotalTimeout {
-        /// The limit that was exceeded.
-        limit: Duration,
-    },
+    TotalTimeout { limit: Duration },
     /// The underlying byte stream failed.
     #[error("transport error: {0}")]
     Transport(String),

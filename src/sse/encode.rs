@@ -27,7 +27,6 @@ pub fn encode_event(id: Option<&str>, event: Option<&str>, data: &str) -> String
     out
 }
 
-/// Encodes events in order, as a stream carries them.
 pub fn encode_events(events: &[SseEvent]) -> String {
     events.iter().map(|e| encode_event(e.id.as_deref(), e.event.as_deref(), &e.data)).collect()
 }

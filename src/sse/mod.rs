@@ -8,7 +8,6 @@ mod encode;
 pub use decode::{Incomplete, SseError, SseEvent, SseLimits, SseParser, StreamEnd, read_stream};
 pub use encode::{encode_comment, encode_event, encode_events};
 
-/// The media type of an event stream.
 pub const CONTENT_TYPE: &str = "text/event-stream";
 
 /// True when a `Content-Type` value names an event stream (parameters and case ignored).

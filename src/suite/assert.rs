@@ -27,7 +27,6 @@ pub struct Mismatch {
     pub expected: String,
     /// What was there, compact and truncated; `<absent>` when missing.
     pub actual: String,
-    /// Why it failed, in words.
     pub message: String,
 }
 

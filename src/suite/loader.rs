@@ -119,7 +119,6 @@ pub fn builtin() -> Result<Vec<LoadedSuite>, LoadError> {
     BUILTIN.iter().map(|f| embedded(*f)).collect()
 }
 
-/// The kit's synthetic checks.
 pub fn kit() -> Result<LoadedSuite, LoadError> {
     embedded(KIT)
 }

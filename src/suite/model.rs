@@ -12,13 +12,10 @@ use crate::report::Level;
 /// An ACTS document: one file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Document {
-    /// ACTS format version.
     #[serde(default)]
     pub acts_version: String,
-    /// A2A version targeted.
     #[serde(default)]
     pub spec_version: String,
-    /// Title etc.
     #[serde(default)]
     pub metadata: Option<Value>,
     /// Variables available to every test.
@@ -27,7 +24,6 @@ pub struct Document {
     /// Other files to load (relative to this one).
     #[serde(default)]
     pub include: Vec<String>,
-    /// The suites.
     #[serde(default)]
     pub suites: Vec<Suite>,
 }
@@ -37,9 +33,7 @@ pub struct Document {
 pub struct Suite {
     /// kebab-case id.
     pub id: String,
-    /// Human-readable name.
     pub name: String,
-    /// What it covers.
     #[serde(default)]
     pub description: Option<String>,
     /// Tags inherited by every test.
@@ -48,7 +42,6 @@ pub struct Suite {
     /// ext: default profile of its tests (`core` when absent).
     #[serde(default)]
     pub profile: Option<String>,
-    /// The tests.
     #[serde(default)]
     pub tests: Vec<Test>,
 }
@@ -78,15 +71,12 @@ pub struct Test {
     /// ext: false for checks that are shown but never change the verdict.
     #[serde(default)]
     pub scored: Option<bool>,
-    /// must / should / may.
     pub level: Level,
-    /// Tags.
     #[serde(default)]
     pub tags: Vec<String>,
     /// Bindings the test applies to (absent: all).
     #[serde(default)]
     pub transport: Vec<String>,
-    /// When the test applies.
     #[serde(default)]
     pub preconditions: Option<Preconditions>,
     /// ACTS §11 behaviours the agent must implement.
@@ -106,7 +96,6 @@ pub struct Test {
     /// other check.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub synthetic: bool,
-    /// The steps, in order.
     #[serde(default)]
     pub steps: Vec<Step>,
     /// Assertions after all steps.
@@ -129,7 +118,6 @@ pub struct Preconditions {
     /// Required extension URIs.
     #[serde(default)]
     pub extensions: Vec<String>,
-    /// Summary.
     #[serde(default)]
     pub description: Option<String>,
 }
@@ -139,7 +127,6 @@ pub struct Preconditions {
 pub struct Step {
     /// Unique within the test.
     pub id: String,
-    /// What it does.
     #[serde(default)]
     pub description: Option<String>,
     /// Abstract operation (`send_message`, `get_task`, ...).
@@ -148,20 +135,16 @@ pub struct Step {
     /// Operation params in the abstract data model (templated).
     #[serde(default)]
     pub params: Option<Value>,
-    /// A raw HTTP request.
     #[serde(default)]
     pub raw: Option<RawRequest>,
     /// ext: extra request headers for an operation step (templated). A header set to null removes
     /// a default header such as `A2A-Version`.
     #[serde(default)]
     pub headers: BTreeMap<String, Option<String>>,
-    /// Expected response.
     #[serde(default)]
     pub expect: Option<Expect>,
-    /// Expected error.
     #[serde(default)]
     pub expect_error: Option<ExpectError>,
-    /// Expected stream.
     #[serde(default)]
     pub expect_stream: Option<ExpectStream>,
     /// Variable name → dot-path into the response.
@@ -170,13 +153,11 @@ pub struct Step {
     /// Assertions after this step.
     #[serde(default)]
     pub assertions: Vec<NamedAssertion>,
-    /// Polling.
     #[serde(default)]
     pub repeat: Option<Repeat>,
     /// Delay before the step.
     #[serde(default)]
     pub delay_ms: Option<u64>,
-    /// An assertion step.
     #[serde(default)]
     pub assertion: Option<NamedAssertion>,
 }
@@ -249,10 +230,8 @@ pub struct ExpectError {
 /// Stream expectations (ACTS §7), plus ext fields.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ExpectStream {
-    /// At least this many events.
     #[serde(default)]
     pub min_count: Option<usize>,
-    /// At most this many events.
     #[serde(default)]
     pub max_count: Option<usize>,
     /// Time allowed for the stream to close.
@@ -281,10 +260,8 @@ pub struct ExpectStream {
 /// A post-step or post-test assertion (ACTS §5.5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NamedAssertion {
-    /// Optional id.
     #[serde(default)]
     pub id: Option<String>,
-    /// What it checks.
     #[serde(default)]
     pub description: Option<String>,
     /// `{{step.response}}`, `{{step.var}}` or a step id.

@@ -28,18 +28,10 @@ pub enum Segment {
 pub enum PathError {
     /// The text is not a valid dot-path; `pos` is a 0-based byte offset into it.
     #[error("invalid path `{path}` at position {pos}: {message}")]
-    Syntax {
-        /// The whole path as written.
-        path: String,
-        /// Byte offset of the offending character.
-        pos: usize,
-        /// What was wrong there.
-        message: String,
-    },
+    Syntax { path: String, pos: usize, message: String },
     /// A wildcard in a path that must name exactly one value (capture, until, `get`).
     #[error("path `{path}` has a wildcard `[*]` at position {pos}, but only a single value can be addressed here")]
     Wildcard {
-        /// The whole path as written.
         path: String,
         /// Byte offset of the `[`.
         pos: usize,
@@ -50,7 +42,6 @@ fn syntax(path: &str, pos: usize, message: impl Into<String>) -> PathError {
     PathError::Syntax { path: path.to_string(), pos, message: message.into() }
 }
 
-/// Parses a dot-path into segments.
 pub fn parse(path: &str) -> Result<Vec<Segment>, PathError> {
     parse_with_pos(path).map(|v| v.into_iter().map(|(s, _)| s).collect())
 }
@@ -236,7 +227,6 @@ pub fn pointer_join(base: &str, key: &str) -> String {
     format!("{base}/{}", key.replace('~', "~0").replace('/', "~1"))
 }
 
-/// Appends an array index to a JSON pointer.
 pub fn pointer_index(base: &str, i: usize) -> String {
     format!("{base}/{i}")
 }

@@ -10,7 +10,6 @@ use crate::report::{CheckMeta, SkipReason, SpecRef};
 
 /// Profiles whose checks are shown but never change the verdict (DESIGN "Profiles").
 pub const UNSCORED_PROFILES: &[&str] = &["caps", "resume"];
-/// Every profile the kit knows.
 pub const PROFILES: &[&str] =
     &["core", "streaming", "push", "extended-card", "signatures", "security", "caps", "resume", "legacy"];
 

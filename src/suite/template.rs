@@ -26,42 +26,23 @@ pub enum TemplateError {
     },
     /// `{{env.NAME}}` with `NAME` unset (or not valid Unicode).
     #[error("environment variable `{name}` is not set (referenced as `{{{{env.{name}}}}}`)")]
-    Env {
-        /// The environment variable's name.
-        name: String,
-    },
+    Env { name: String },
     /// A dot-path after a variable reaches nothing.
     #[error("`{var}` has no value at `{path}`")]
     NoValue {
         /// The variable (e.g. `send.response`).
         var: String,
-        /// The path looked up inside it.
         path: String,
     },
     /// A dot-path after a variable is malformed.
     #[error("in `{{{{{expr}}}}}`: {source}")]
-    Path {
-        /// The expression as written.
-        expr: String,
-        /// The path problem.
-        source: PathError,
-    },
+    Path { expr: String, source: PathError },
     /// `{{` without a closing `}}`; `pos` is the byte offset of the `{{`.
     #[error("unterminated `{{{{` at position {pos} in {text:?}")]
-    Unterminated {
-        /// The string being rendered.
-        text: String,
-        /// Byte offset of the opening braces.
-        pos: usize,
-    },
+    Unterminated { text: String, pos: usize },
     /// `{{}}` (or only whitespace inside).
     #[error("empty `{{{{}}}}` at position {pos} in {text:?}")]
-    Empty {
-        /// The string being rendered.
-        text: String,
-        /// Byte offset of the opening braces.
-        pos: usize,
-    },
+    Empty { text: String, pos: usize },
 }
 
 fn similar_hint(similar: &[String]) -> String {
@@ -78,7 +59,6 @@ pub struct Vars {
 }
 
 impl Vars {
-    /// An empty set of variables.
     pub fn new() -> Self {
         Self::default()
     }

@@ -64,7 +64,6 @@ fn split_pointer(pointer: &str) -> Option<(&str, String)> {
     Some((&pointer[..i], pointer[i + 1..].replace("~1", "/").replace("~0", "~")))
 }
 
-/// Removes the value at a pointer.
 pub fn drop_pointer(v: &mut Value, pointer: &str) {
     let Some((parent, last)) = split_pointer(pointer) else { return };
     match v.pointer_mut(parent) {
@@ -224,7 +223,6 @@ pub fn mutate_from_headers(
     }
 }
 
-/// Applies card-targeted mutations.
 pub fn mutate_card(faults: &ActiveFaults, card: &mut Value) {
     for m in faults.mutations() {
         if let Some((Target::Card, _)) = value_target(m) {
@@ -349,9 +347,10 @@ mod tests {
     use std::sync::Arc;
 
     fn active(mutations: Value) -> ActiveFaults {
-        let f: Fault =
-            serde_json::from_value(json!({"id": "F", "section": "1", "description": "d", "mutations": mutations}))
-                .unwrap();
+        let f: Fault = serde_json::from_value(
+            json!({"id": "F", "section": "1", "description": "d", "mutations": mutations, "kills": ["X"]}),
+        )
+        .unwrap();
         ActiveFaults(vec![Arc::new(f)])
     }
 

@@ -37,14 +37,10 @@ pub enum Target {
 pub enum Mutation {
     /// Renames a key wherever it occurs in the target.
     RenameKey {
-        /// Old name.
         from: String,
-        /// New name.
         to: String,
-        /// Target.
         #[serde(default)]
         target: Target,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -56,10 +52,8 @@ pub enum Mutation {
         /// JSON pointer from the target root.
         #[serde(default)]
         pointer: Option<String>,
-        /// Target.
         #[serde(default)]
         target: Target,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -67,42 +61,31 @@ pub enum Mutation {
     Set {
         /// JSON pointer from the target root.
         pointer: String,
-        /// New value.
         value: Value,
-        /// Target.
         #[serde(default)]
         target: Target,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
     /// Replaces every string value equal to `from`.
     ReplaceString {
-        /// Old value.
         from: String,
-        /// New value.
         to: Value,
-        /// Target.
         #[serde(default)]
         target: Target,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
     /// Rewrites string values matching a regular expression (`$1`… refer to groups); only the values
     /// of members named `key` when given (e.g. timestamps with an offset instead of `Z`).
     RewriteString {
-        /// Regular expression.
         pattern: String,
-        /// Replacement.
         to: String,
         /// Only values of members with this name.
         #[serde(default)]
         key: Option<String>,
-        /// Target.
         #[serde(default)]
         target: Target,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -116,10 +99,8 @@ pub enum Mutation {
         /// Append to an existing string instead of replacing it.
         #[serde(default)]
         append: bool,
-        /// Target.
         #[serde(default)]
         target: Target,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -127,7 +108,6 @@ pub enum Mutation {
     UnwrapResult {
         /// The member to lift.
         member: String,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -136,9 +116,7 @@ pub enum Mutation {
         /// Only this code.
         #[serde(default)]
         from: Option<i64>,
-        /// The new code.
         to: i64,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -147,9 +125,7 @@ pub enum Mutation {
         /// Only this code.
         #[serde(default)]
         code: Option<i64>,
-        /// The result.
         value: Value,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -157,7 +133,6 @@ pub enum Mutation {
     RequestDrop {
         /// JSON pointer into the request envelope, e.g. `/params/historyLength`.
         pointer: String,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -165,24 +140,14 @@ pub enum Mutation {
     RequestSet {
         /// JSON pointer into the request envelope.
         pointer: String,
-        /// Value.
         value: Value,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
     /// Removes a request header before the mock sees it.
-    RequestDropHeader {
-        /// Header name.
-        name: String,
-    },
+    RequestDropHeader { name: String },
     /// Sets a request header before the mock sees it.
-    RequestSetHeader {
-        /// Header name.
-        name: String,
-        /// Value.
-        value: String,
-    },
+    RequestSetHeader { name: String, value: String },
     /// Drops stream events of a kind (`task`, `message`, `statusUpdate`, `artifactUpdate`), all of
     /// them or only the `nth` (0-based) of that kind.
     SseDrop {
@@ -191,7 +156,6 @@ pub enum Mutation {
         /// Only this occurrence.
         #[serde(default)]
         nth: Option<usize>,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -201,7 +165,6 @@ pub enum Mutation {
         a: usize,
         /// Second position.
         b: usize,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -209,7 +172,6 @@ pub enum Mutation {
     SseDuplicate {
         /// Position.
         index: usize,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -218,7 +180,6 @@ pub enum Mutation {
         /// Give every event this id instead of removing it.
         #[serde(default)]
         same: Option<String>,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -226,13 +187,11 @@ pub enum Mutation {
     SseKeepOpen {
         /// Milliseconds.
         ms: u64,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
     /// Sends stream events as bare StreamResponse objects, without the JSON-RPC envelope.
     SseBareEvents {
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -243,18 +202,15 @@ pub enum Mutation {
         /// Only the card (`card`) or only JSON-RPC (`rpc`); default both.
         #[serde(default)]
         on: Option<String>,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
     /// Answers with this Content-Type.
     ContentType {
-        /// The value.
         value: String,
         /// `card` or `rpc`; default both.
         #[serde(default)]
         on: Option<String>,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -263,13 +219,11 @@ pub enum Mutation {
         /// `card` or `rpc`; default both.
         #[serde(default)]
         on: Option<String>,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
     /// Removes a response header.
     DropResponseHeader {
-        /// Header name.
         name: String,
         /// `card` or `rpc`; default both.
         #[serde(default)]
@@ -279,17 +233,13 @@ pub enum Mutation {
     Stall {
         /// Milliseconds.
         ms: u64,
-        /// Methods.
         #[serde(default)]
         methods: Vec<String>,
     },
     /// Push delivery: leave out the Authorization header.
     PushDropAuth,
     /// Push delivery: send with this Content-Type.
-    PushContentType {
-        /// The value.
-        value: String,
-    },
+    PushContentType { value: String },
     /// Push delivery: wrap the body in a JSON-RPC envelope.
     PushWrapJsonrpc,
     /// Push delivery: send nothing.
@@ -306,17 +256,17 @@ pub struct Fault {
     pub section: String,
     /// One line: what the mock does wrong.
     pub description: String,
-    /// The mutations.
     pub mutations: Vec<Mutation>,
+    /// Ids of the checks this fault exists to kill: the ones that test the requirement it violates.
+    /// Whatever else it kills is collateral. The kill matrix fails when one of these survives.
+    pub kills: Vec<String>,
 }
 
 /// A fault file that cannot be used.
 #[derive(Debug, thiserror::Error)]
 #[error("fault {file}: {reason}")]
 pub struct FaultError {
-    /// The file.
     pub file: String,
-    /// Why.
     pub reason: String,
 }
 
@@ -327,7 +277,6 @@ pub struct FaultCatalogue {
 }
 
 impl FaultCatalogue {
-    /// The built-in catalogue.
     pub fn builtin() -> Result<Self, FaultError> {
         let mut c = FaultCatalogue::default();
         for (file, text) in BUILTIN {
@@ -349,6 +298,9 @@ impl FaultCatalogue {
             if f.mutations.is_empty() {
                 return Err(err(format!("{} has no mutations", f.id)));
             }
+            if f.kills.is_empty() {
+                return Err(err(format!("{} names no check it exists to kill (`kills`)", f.id)));
+            }
             if self.by_id.contains_key(&f.id) {
                 return Err(err(format!("duplicate fault id {}", f.id)));
             }
@@ -357,22 +309,18 @@ impl FaultCatalogue {
         Ok(())
     }
 
-    /// A fault by id.
     pub fn get(&self, id: &str) -> Option<Arc<Fault>> {
         self.by_id.get(id).cloned()
     }
 
-    /// Every fault, by id.
     pub fn all(&self) -> impl Iterator<Item = &Arc<Fault>> {
         self.by_id.values()
     }
 
-    /// Number of faults.
     pub fn len(&self) -> usize {
         self.by_id.len()
     }
 
-    /// True when empty.
     pub fn is_empty(&self) -> bool {
         self.by_id.is_empty()
     }

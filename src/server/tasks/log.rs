@@ -10,7 +10,6 @@ use crate::protocol::StreamResponse;
 pub struct LoggedEvent {
     /// Position in the task's event sequence; unique per task, strictly increasing.
     pub seq: u64,
-    /// The event.
     pub event: StreamResponse,
     /// True when this event moves the task to a terminal or interrupted state, which ends a stream.
     pub closes_stream: bool,
@@ -55,7 +54,6 @@ impl EventLog {
         seq
     }
 
-    /// The sequence number of the newest event, if any.
     pub fn last_seq(&self) -> Option<u64> {
         self.next_seq.checked_sub(1)
     }

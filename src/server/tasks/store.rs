@@ -27,9 +27,7 @@ pub struct TaskInner {
     pub scenario: Arc<Scenario>,
     /// Bumped whenever a new script run starts, so that a stale run stops.
     pub run_generation: u64,
-    /// A push delivery worker follows this task.
     pub push_worker_running: bool,
-    /// Most messages kept in history.
     max_history: usize,
 }
 
@@ -58,7 +56,6 @@ impl TaskInner {
         self.task.history.push(m);
     }
 
-    /// The task's current state.
     pub fn state(&self) -> TaskState {
         self.task.status.state
     }
@@ -69,7 +66,6 @@ impl TaskInner {
 pub struct TaskHandle {
     /// Tenant the task belongs to ("" when none).
     pub tenant: String,
-    /// Task id.
     pub id: String,
     inner: Mutex<TaskInner>,
     changed: watch::Sender<u64>,
@@ -101,7 +97,6 @@ impl TaskHandle {
         self.stop.send_modify(|v| *v += 1);
     }
 
-    /// A receiver of stop signals, for a script run.
     pub fn stop_receiver(&self) -> watch::Receiver<u64> {
         self.stop.subscribe()
     }
@@ -130,7 +125,7 @@ impl TaskHandle {
     }
 }
 
-/// One reserved stream slot of a task.
+/// One of a task's concurrent stream slots; dropping it frees the slot.
 #[derive(Debug)]
 pub struct StreamSlot(Arc<TaskHandle>);
 
@@ -169,7 +164,6 @@ impl Subscription {
         }
     }
 
-    /// The handle followed.
     pub fn handle(&self) -> &Arc<TaskHandle> {
         &self.handle
     }
@@ -179,7 +173,6 @@ impl Subscription {
 #[derive(Debug, Clone, Copy, thiserror::Error)]
 #[error("the mock's task store is full ({limit} unfinished tasks); finish or cancel some first")]
 pub struct StoreFull {
-    /// The configured maximum.
     pub limit: usize,
 }
 
@@ -193,7 +186,6 @@ pub struct TaskStore {
 }
 
 impl TaskStore {
-    /// An empty store.
     pub fn new(max_tasks: usize, max_events: usize, max_history: usize) -> Self {
         TaskStore {
             tasks: Mutex::new(HashMap::new()),
@@ -269,17 +261,14 @@ impl TaskStore {
         self.map().get(&(tenant.to_owned(), id.to_owned())).cloned()
     }
 
-    /// Every task of a tenant.
     pub fn all(&self, tenant: &str) -> Vec<Arc<TaskHandle>> {
         self.map().values().filter(|h| h.tenant == tenant).cloned().collect()
     }
 
-    /// Number of stored tasks.
     pub fn len(&self) -> usize {
         self.map().len()
     }
 
-    /// True when no task is stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
