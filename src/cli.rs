@@ -13,6 +13,7 @@ use crate::protocol::limits::Limits;
 use crate::report::files::Format;
 use crate::server::faults::FaultCatalogue;
 use crate::server::{ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
+use crate::suite::behaviors::{BehaviorMap, Behaviors};
 
 /// Conformance test kit and faithful mock peer for the A2A protocol 1.0.
 #[derive(Debug, Parser)]
@@ -69,10 +70,15 @@ pub struct CheckArgs {
     /// redacted from every report and log.
     #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
-    /// `acts` if the agent implements the ACTS §11 behaviour contract (the embedded mock does);
-    /// otherwise checks that need it skip with behavior_not_available.
-    #[arg(long, value_enum)]
-    pub behaviors: Option<Behaviors>,
+    /// Which messages make the agent do what checks need: `acts` (it implements the ACTS §11
+    /// tck-* prefixes; the embedded mock does), `none`, or a behaviour map FILE (YAML or JSON)
+    /// naming the message that makes your agent do each behaviour. Checks needing a behaviour
+    /// that is not available skip with behavior_not_available.
+    #[arg(long, value_name = "acts|none|FILE")]
+    pub behaviors: Option<String>,
+    /// The neutral message checks that need no behaviour send to the agent.
+    #[arg(long, default_value = check::DEFAULT_PROMPT)]
+    pub prompt: String,
     /// SHOULD violations fail instead of warn.
     #[arg(long)]
     pub strict: bool,
@@ -125,14 +131,6 @@ pub struct SelftestArgs {
     /// Directory for matrix.json and matrix.md.
     #[arg(long, default_value = "a2a-conform-selftest")]
     pub out: PathBuf,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Behaviors {
-    /// The ACTS §11 prefixes (tck-*).
-    Acts,
-    /// The agent does not implement them; checks that need them skip.
-    None,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -206,6 +204,10 @@ pub struct MockArgs {
     /// Extra attempts after a failed webhook POST.
     #[arg(long, default_value_t = 2)]
     pub push_retries: u32,
+    /// Ignore every tck-* prefix: behave as a plain echo agent, as an agent without the ACTS
+    /// contract does.
+    #[arg(long)]
+    pub no_behaviors: bool,
     /// Directory of extra scenario files (*.json), overriding built-ins of the same name.
     #[arg(long, value_name = "DIR")]
     pub scenarios: Option<PathBuf>,
@@ -308,6 +310,7 @@ impl MockArgs {
             push_timeout_ms: self.push_timeout_ms,
             push_retries: self.push_retries,
             scenario_dir: self.scenarios.clone(),
+            behaviors: !self.no_behaviors,
             limits: Limits::from(&self.limits),
             card_max_age_secs: self.card_max_age,
         })
@@ -330,6 +333,7 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
         client: ClientConfig { headers, ..ClientConfig::default() },
         webhook_bind: args.webhook_bind,
         webhook_url: args.webhook_url.clone(),
+        prompt: args.prompt.clone(),
         ..CheckOptions::new(args.url.clone().unwrap_or_default())
     };
     let output = Output {
@@ -346,7 +350,14 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
             })
             .collect(),
     };
-    let behaviors = args.behaviors.map(|b| b == Behaviors::Acts);
+    let behaviors = match args.behaviors.as_deref() {
+        None => None,
+        Some("acts") => Some(Behaviors::Acts),
+        Some("none") => Some(Behaviors::None),
+        Some(file) => Some(Behaviors::Map(
+            BehaviorMap::load(std::path::Path::new(file)).map_err(|e| anyhow::anyhow!("--behaviors: {e}"))?,
+        )),
+    };
     Ok(check::run_command(args.url.is_none(), behaviors, opts, &output).await)
 }
 

@@ -21,7 +21,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("suite", &["report"]),
     ("engine", &["suite", "client", "report", "sse"]),
     ("commands", &["engine", "suite", "client", "server", "protocol", "report", "sse"]),
-    ("cli", &["commands", "client", "server", "protocol", "report"]),
+    ("cli", &["commands", "suite", "client", "server", "protocol", "report"]),
     ("lib", &["cli", "client", "commands", "engine", "protocol", "report", "server", "sse", "suite"]),
 ];
 

@@ -9,6 +9,7 @@ use a2a_conform::client::http::ClientConfig;
 use a2a_conform::commands::check::{self, CheckOptions};
 use a2a_conform::engine::scheduler::WIRE_SCHEMA;
 use a2a_conform::report::{CheckResult, Outcome};
+use a2a_conform::suite::behaviors::Behaviors;
 use a2a_conform::suite::loader;
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -18,7 +19,7 @@ fn run_checks(only: Vec<String>) -> HashMap<String, CheckResult> {
         let (server, auth) = check::start_embedded_mock().await.expect("embedded mock starts");
         let opts = CheckOptions {
             only,
-            behaviors: true,
+            behaviors: Behaviors::Acts,
             client: ClientConfig { headers: vec![auth], ..ClientConfig::default() },
             ..CheckOptions::new(server.url())
         };

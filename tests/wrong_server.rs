@@ -21,6 +21,7 @@ use a2a_conform::client::http::ClientConfig;
 use a2a_conform::commands::check::{self, CheckOptions};
 use a2a_conform::report::{Outcome, Report};
 use a2a_conform::server::{ExtendedCard, MockConfig, MockServer, WebhookPolicy};
+use a2a_conform::suite::behaviors::Behaviors;
 
 /// Longest a whole check run may take before the test gives up.
 const RUN_DEADLINE: Duration = Duration::from_secs(120);
@@ -316,7 +317,7 @@ fn lowercase_completed(v: &mut Value) -> bool {
 async fn check_against(mutation: Mutation) -> Report {
     let server = WrongServer::start(mutation).await;
     let opts = CheckOptions {
-        behaviors: true,
+        behaviors: Behaviors::Acts,
         timeout: Duration::from_secs(20),
         client: ClientConfig {
             headers: vec![("Authorization".into(), format!("Bearer {}", server.token))],

@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 use crate::client::discovery::{self, Discovery, DiscoveryError};
 use crate::client::http::{ClientConfig, HttpClient};
 use crate::client::redact::Redactor;
+use crate::engine::behaviors;
 use crate::engine::context::Ctx;
 use crate::engine::evidence::ToEvidence as _;
 use crate::engine::scheduler;
@@ -21,14 +22,19 @@ use crate::report::json::now_rfc3339;
 use crate::report::lines::JsonLines;
 use crate::report::terminal::TerminalSink;
 use crate::report::{
-    CheckMeta, CheckResult, Collector, Failure, Report, RunEvent, RunInfo, Sink, SuiteSource, TargetInfo, Verdict,
+    CheckMeta, CheckResult, Collector, Failure, Report, RunEvent, RunInfo, Sink, SkipReason, SuiteSource, TargetInfo,
+    Verdict,
 };
 use crate::server::{ExtendedCard, MockConfig, MockError, MockServer, WebhookPolicy};
+use crate::suite::behaviors::Behaviors;
 use crate::suite::loader::{self, LoadedSuite};
 use crate::suite::plan::{self, Disposition, PlannedCheck, Selection};
 
 /// Commit of the A2A specification the built-in checks were written against.
 pub const SPEC_COMMIT: &str = "16ba52690519bf55b9388e34d4db356efa88aa51";
+
+/// What contract-free checks send when `--prompt` does not say otherwise.
+pub const DEFAULT_PROMPT: &str = "hello";
 
 /// Id of the synthetic check that reports a 0.3 peer (declared in `suites/kit.json`).
 pub const LEGACY_PEER: &str = "KIT-LEGACY-000";
@@ -48,8 +54,10 @@ pub struct CheckOptions {
     pub only: Vec<String>,
     /// Id globs to drop.
     pub exclude: Vec<String>,
-    /// The agent implements the ACTS behaviour contract.
-    pub behaviors: bool,
+    /// Where the behaviours checks need come from (none, the ACTS contract, the user's map).
+    pub behaviors: Behaviors,
+    /// The neutral message contract-free checks send.
+    pub prompt: String,
     /// SHOULD violations fail.
     pub strict: bool,
     /// Checks run at once.
@@ -75,7 +83,8 @@ impl CheckOptions {
             no_builtin: false,
             only: Vec::new(),
             exclude: Vec::new(),
-            behaviors: false,
+            behaviors: Behaviors::None,
+            prompt: DEFAULT_PROMPT.to_owned(),
             strict: false,
             jobs: 4,
             timeout: Duration::from_secs(30),
@@ -102,7 +111,7 @@ pub struct Output {
 /// `a2a-conform check`: against `opts.target`, or (with `embedded`) against a mock started for the
 /// purpose, with the ACTS behaviours unless `behaviors` says otherwise. Prints to the terminal,
 /// writes the report files, and returns the exit status.
-pub async fn run_command(embedded: bool, behaviors: Option<bool>, mut opts: CheckOptions, output: &Output) -> i32 {
+pub async fn run_command(embedded: bool, behaviors: Option<Behaviors>, mut opts: CheckOptions, output: &Output) -> i32 {
     let mock = if embedded {
         let (server, auth) = match start_embedded_mock().await {
             Ok(x) => x,
@@ -125,7 +134,7 @@ pub async fn run_command(embedded: bool, behaviors: Option<bool>, mut opts: Chec
         None
     };
     // The embedded mock implements the ACTS contract; an agent out there is not assumed to.
-    opts.behaviors = behaviors.unwrap_or(embedded);
+    opts.behaviors = behaviors.unwrap_or(if embedded { Behaviors::Acts } else { Behaviors::None });
     let mut files: Vec<FileSink> = output.formats.iter().map(|f| FileSink::new(*f, &output.dir)).collect();
     let mut view: Box<dyn Sink + Send> = if output.json_lines {
         Box::new(JsonLines::new(std::io::stdout()))
@@ -254,7 +263,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         profiles: opts.profiles.clone(),
         only: opts.only.clone(),
         exclude: opts.exclude.clone(),
-        behaviors: opts.behaviors,
+        behaviors: opts.behaviors.clone(),
         credentials: !opts.client.headers.is_empty(),
     };
     let checks = plan::plan(&suites, &sel, Some(&discovery.card)).map_err(CheckError::Usage)?;
@@ -283,6 +292,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     if iface.is_none() {
         notes.push("the card offers no A2A 1.0 JSON-RPC interface: only the card could be checked".into());
     }
+    let mut checks = checks;
     let webhook = if checks.iter().any(needs_webhook) {
         Some(Arc::new(WebhookReceiver::start(opts.webhook_bind, opts.webhook_url.clone()).await.map_err(|e| {
             CheckError::Usage(format!("cannot start the webhook receiver on {}: {e}", opts.webhook_bind))
@@ -290,7 +300,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     } else {
         None
     };
-    let info = run_info(opts, &suites, started_at, target_info(opts, &discovery, notes));
+    let target = target_info(opts, &discovery, notes);
     let ctx = Arc::new(Ctx {
         client,
         redactor,
@@ -301,13 +311,39 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         webhook,
         strict: opts.strict,
         patience: opts.patience.min(opts.timeout),
+        behaviors: opts.behaviors.clone(),
+        prompt: opts.prompt.clone(),
         wire: Mutex::new(Vec::new()),
     });
+    let mut target = target;
+    refute_mapped_behaviors(&ctx, &mut checks, &mut target.notes, opts.timeout).await;
+    let info = run_info(opts, &suites, started_at, target);
     let planned = checks.iter().map(|c| c.test.id.clone()).collect();
     sink.event(&RunEvent::RunStarted { info: Box::new(info), planned });
     let results = scheduler::run_all(ctx, checks, opts.jobs, opts.timeout, sink).await;
     finish(sink, &results, started);
     Ok(())
+}
+
+/// Tries each mapped behaviour the planned checks need; a behaviour the agent does not do is
+/// reported once (a note on the target) and its checks skip with `precondition_failed`.
+async fn refute_mapped_behaviors(ctx: &Ctx, checks: &mut [PlannedCheck], notes: &mut Vec<String>, budget: Duration) {
+    let mut needed: Vec<String> = checks
+        .iter()
+        .filter(|c| c.disposition == Disposition::Run)
+        .flat_map(|c| c.test.requires_behaviors.iter().cloned())
+        .collect();
+    needed.sort();
+    needed.dedup();
+    let refuted = behaviors::confirm(ctx, &needed, budget).await;
+    for (name, why) in &refuted {
+        notes.push(format!("behaviour map: {name} did not happen: {why}"));
+    }
+    for c in checks.iter_mut().filter(|c| c.disposition == Disposition::Run) {
+        if let Some((name, why)) = c.test.requires_behaviors.iter().find_map(|b| refuted.get_key_value(b)) {
+            c.disposition = Disposition::Skip(SkipReason::PreconditionFailed, format!("{name}: {why}"));
+        }
+    }
 }
 
 /// Push config checks need a webhook URL even when nothing is delivered, so the receiver runs

@@ -16,6 +16,7 @@ use crate::protocol::limits::Limits;
 use crate::report::{CheckResult, Failure, Outcome};
 use crate::server::MockConfig;
 use crate::server::faults::{Fault, FaultCatalogue, Mutation};
+use crate::suite::behaviors::Behaviors;
 use crate::suite::loader;
 use crate::suite::plan::{self, Selection};
 
@@ -237,7 +238,7 @@ async fn run_once(faults: Vec<Arc<Fault>>, opts: &SelftestOptions) -> Result<Vec
     };
     let (server, auth) = check::start_mock_with(base).await.map_err(|e| e.to_string())?;
     let copts = CheckOptions {
-        behaviors: true,
+        behaviors: Behaviors::Acts,
         jobs: opts.jobs,
         timeout: opts.timeout,
         patience: opts.patience,

@@ -11,8 +11,9 @@ use super::webhook::WebhookReceiver;
 use crate::client::discovery::Discovery;
 use crate::client::http::HttpClient;
 use crate::client::redact::Redactor;
-use crate::report::{Evidence, Failure};
+use crate::report::{Evidence, Failure, SkipReason};
 use crate::suite::assert::Mismatch;
+use crate::suite::behaviors::Behaviors;
 use crate::suite::schema;
 use crate::suite::template::{self, Vars};
 
@@ -42,6 +43,10 @@ pub struct Ctx {
     /// How long to wait for what the agent does on its own: a stream to close, a webhook to be
     /// called.
     pub patience: Duration,
+    /// Where the behaviours checks need come from, and the user's map texts.
+    pub behaviors: Behaviors,
+    /// The neutral message contract-free checks send (`{{prompt}}`, `--prompt`).
+    pub prompt: String,
     /// Schema violations seen in any answer, for the synthetic WIRE-SCHEMA check.
     pub wire: Mutex<Vec<WireViolation>>,
 }
@@ -65,6 +70,8 @@ pub enum StepFail {
     Violation(Failure),
     /// The kit could not decide (transport failure, bad suite data).
     Undecided(Failure),
+    /// The check does not apply to what this agent does (its own answers rule it out).
+    Skip(SkipReason, String),
 }
 
 impl StepFail {

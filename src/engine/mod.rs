@@ -2,6 +2,7 @@
 //! answers, the Rust probes, the webhook receiver, evidence, and the scheduler. It reads answers
 //! as raw JSON and through the spec schema, never through the mock's types.
 
+pub mod behaviors;
 pub mod context;
 pub mod evidence;
 pub mod expect;

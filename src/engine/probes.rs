@@ -38,7 +38,7 @@ fn message(text: &str) -> Value {
 
 /// Starts a task with the given behaviour prefix and returns its id.
 async fn start_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<String, StepFail> {
-    let params = normalize_params("send_message", message(text), &run.ctx.tenant);
+    let params = normalize_params("send_message", message(text), &run.ctx.tenant, &run.ctx.behaviors);
     let req = rpc_request(&run.ctx.rpc_url, &json!(step), "SendMessage", Some(params));
     let x = run.ctx.client.send(req).await.map_err(|e| StepFail::undecided(step, format!("request failed: {e}")))?;
     run.keep(x.to_evidence(Some(step), &run.ctx.redactor));
@@ -80,7 +80,7 @@ async fn subscribe_full(
     last_event_id: Option<&str>,
     stop_after: Option<usize>,
 ) -> Result<StreamExchange, StepFail> {
-    let params = normalize_params("subscribe_to_task", json!({"id": task}), &run.ctx.tenant);
+    let params = normalize_params("subscribe_to_task", json!({"id": task}), &run.ctx.tenant, &run.ctx.behaviors);
     let mut req: HttpRequest = rpc_request(&run.ctx.rpc_url, &json!(step), "SubscribeToTask", Some(params));
     if let Some(id) = last_event_id {
         req.headers.push(("Last-Event-ID".into(), id.into()));
@@ -248,6 +248,7 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
         "create_push_config",
         json!({"taskId": task, "url": url, "token": "kit-token", "authentication": {"scheme": "Bearer", "credentials": canary}}),
         &run.ctx.tenant,
+        &run.ctx.behaviors,
     );
     let req = rpc_request(&run.ctx.rpc_url, &json!("create"), "CreateTaskPushNotificationConfig", Some(cfg));
     let x =

@@ -11,6 +11,7 @@ use super::evidence::ToEvidence as _;
 use crate::client::http::{HttpExchange, HttpRequest, StreamExchange};
 use crate::client::rpc::rpc_request;
 use crate::sse::SseLimits;
+use crate::suite::behaviors::Behaviors;
 use crate::suite::model::{ExpectStream, RawRequest, Step};
 
 /// What one request produced.
@@ -45,8 +46,9 @@ pub(crate) fn operation(op: &str) -> Option<(&'static str, &'static str, bool)> 
     })
 }
 
-/// Turns ACTS abstract params into the 1.0 wire params (see suites/README.md).
-pub fn normalize_params(op: &str, params: Value, tenant: &str) -> Value {
+/// Turns ACTS abstract params into the 1.0 wire params (see suites/README.md); a message the suite
+/// wrote as `tck-<behaviour> …` gets the text the user's behaviour map gives for it.
+pub fn normalize_params(op: &str, params: Value, tenant: &str, behaviors: &Behaviors) -> Value {
     let op = match op {
         "set_push_notification_config" => "create_push_config",
         "get_push_notification_config" => "get_push_config",
@@ -64,6 +66,13 @@ pub fn normalize_params(op: &str, params: Value, tenant: &str) -> Value {
         if let Some(Value::Object(msg)) = p.get_mut("message") {
             for (k, v) in moved {
                 msg.entry(k).or_insert(v);
+            }
+            for part in msg.get_mut("parts").and_then(Value::as_array_mut).into_iter().flatten() {
+                if let Some(Value::String(text)) = part.get_mut("text")
+                    && let Some(mapped) = behaviors.rewrite(text)
+                {
+                    *text = mapped.to_owned();
+                }
             }
             msg.entry("messageId").or_insert_with(|| json!(uuid::Uuid::new_v4().to_string()));
         }
@@ -144,7 +153,7 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
             let (method, _, streaming) =
                 operation(op).ok_or_else(|| StepFail::undecided(&step.id, format!("unknown operation {op:?}")))?;
             let params = run.render(&step.id, step.params.as_ref().unwrap_or(&Value::Null))?;
-            let params = normalize_params(op, params, &run.ctx.tenant);
+            let params = normalize_params(op, params, &run.ctx.tenant, &run.ctx.behaviors);
             let params = (op != "get_extended_agent_card" || params.as_object().is_some_and(|m| !m.is_empty()))
                 .then_some(params);
             let id = json!(uuid::Uuid::new_v4().simple().to_string());
@@ -235,14 +244,29 @@ mod tests {
             "send_message",
             json!({"taskId": "t", "message": {"role": "ROLE_USER", "parts": [{"text": "x"}]}}),
             "acme",
+            &Behaviors::None,
         );
         assert_eq!(p["message"]["taskId"], "t");
         assert!(p["message"]["messageId"].is_string());
         assert_eq!(p["tenant"], "acme");
         assert!(p.get("taskId").is_none());
-        let c =
-            normalize_params("create_push_config", json!({"taskId": "t", "pushNotificationConfig": {"url": "u"}}), "");
+        let c = normalize_params(
+            "create_push_config",
+            json!({"taskId": "t", "pushNotificationConfig": {"url": "u"}}),
+            "",
+            &Behaviors::None,
+        );
         assert_eq!(c, json!({"taskId": "t", "url": "u"}));
+    }
+
+    #[test]
+    fn mapped_behaviours_replace_the_contract_prefix() {
+        let map = crate::suite::behaviors::BehaviorMap::parse("m", "behaviors:\n  tck-cancel: please wait\n").unwrap();
+        let params =
+            json!({"message": {"role": "ROLE_USER", "parts": [{"text": "tck-cancel push"}, {"text": "tck-x"}]}});
+        let p = normalize_params("send_message", params, "", &Behaviors::Map(map));
+        assert_eq!(p["message"]["parts"][0]["text"], "please wait");
+        assert_eq!(p["message"]["parts"][1]["text"], "tck-x");
     }
 
     #[test]

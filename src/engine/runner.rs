@@ -9,9 +9,9 @@ use super::context::{CheckRun, StepFail, compact};
 use super::expect::{evaluate, named_assertion};
 use super::probes;
 use super::request::{Answer, send};
-use crate::report::Failure;
+use crate::report::{Failure, SkipReason};
 use crate::suite::assert;
-use crate::suite::model::{Step, Test};
+use crate::suite::model::{OnlyIf, Step, Test};
 use crate::suite::paths;
 
 /// Runs the check's probe, or its steps and assertions.
@@ -67,9 +67,59 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step) -> Result<(), StepFail> {
                 continue;
             }
         }
+        if let Some(guard) = &step.only_if
+            && let Some(root) = success_root(step, &answer)
+            && !guard_holds(run, &step.id, guard, &root)?
+        {
+            let reason = run.render_str(&step.id, &guard.reason)?;
+            return Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, reason));
+        }
         let root = evaluate(run, step, &answer)?;
         return finish_step(run, step, &answer, root);
     }
+}
+
+/// What the agent chose to answer, when the answer is a success: the JSON-RPC `result` (the body
+/// for the card and raw requests, when 2xx), or every event's `result` of a stream made only of
+/// results. `None` for anything that failed, which the step's expectations grade instead.
+fn success_root(step: &Step, answer: &Answer) -> Option<Value> {
+    match answer {
+        Answer::Single(x) => {
+            let body = x.json().ok()?;
+            if step.raw.is_some() || step.operation.as_deref() == Some("get_agent_card") {
+                return x.is_success().then_some(body);
+            }
+            body.get("result").cloned()
+        }
+        Answer::Stream(x) => {
+            if !x.is_sse() || x.events.is_empty() {
+                return None;
+            }
+            x.events
+                .iter()
+                .map(|e| serde_json::from_str::<Value>(&e.data).ok().and_then(|v| v.get("result").cloned()))
+                .collect::<Option<Vec<Value>>>()
+                .map(Value::Array)
+        }
+    }
+}
+
+fn guard_holds(run: &CheckRun<'_>, step: &str, guard: &OnlyIf, root: &Value) -> Result<bool, StepFail> {
+    if let Some(m) = &guard.match_ {
+        let want = run.render(step, m)?;
+        if !assert::check(Some(root), &want, "").is_empty() {
+            return Ok(false);
+        }
+    }
+    if let Some(any) = &guard.any {
+        let want = run.render(step, &any.match_)?;
+        let items =
+            paths::select(root, &any.path).map_err(|e| StepFail::undecided(step, format!("only_if.any.path: {e}")))?;
+        if !items.iter().any(|(_, v)| assert::check(Some(v), &want, "").is_empty()) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The answer's assertion root without any checking: the JSON-RPC `result` (or the whole body),

@@ -106,7 +106,7 @@ impl Board {
 async fn run_check(ctx: &Ctx, check: &PlannedCheck, timeout: Duration) -> CheckResult {
     let started = Instant::now();
     let meta = check.meta();
-    let mut run = CheckRun { ctx, id: check.test.id.clone(), vars: base_vars(ctx), evidence: Vec::new() };
+    let mut run = CheckRun { ctx, id: check.test.id.clone(), vars: base_vars(ctx, check), evidence: Vec::new() };
     let outcome = tokio::time::timeout(timeout, run_test(&mut run, &check.test)).await;
     let mut result = match outcome {
         Err(_) => CheckResult {
@@ -118,6 +118,7 @@ async fn run_check(ctx: &Ctx, check: &PlannedCheck, timeout: Duration) -> CheckR
         },
         Ok(Ok(())) => CheckResult::new(&meta, Outcome::Pass),
         Ok(Err(StepFail::Violation(f))) => CheckResult::violated(&meta, ctx.strict, redact_failure(&ctx.redactor, f)),
+        Ok(Err(StepFail::Skip(reason, detail))) => CheckResult::skipped(&meta, reason, ctx.redactor.redact(&detail)),
         Ok(Err(StepFail::Undecided(f))) => {
             CheckResult { failure: Some(redact_failure(&ctx.redactor, f)), ..CheckResult::new(&meta, Outcome::Error) }
         }
@@ -137,8 +138,16 @@ fn redact_failure(r: &Redactor, f: Failure) -> Failure {
     }
 }
 
-fn base_vars(ctx: &Ctx) -> Vars {
+fn base_vars(ctx: &Ctx, check: &PlannedCheck) -> Vars {
     let mut v = Vars::new();
+    v.set("prompt", json!(ctx.prompt));
+    let f = ctx.behaviors.follow_ups(&check.test.requires_behaviors);
+    if let Some(t) = f.followup {
+        v.set("followup", json!(t));
+    }
+    if let Some(t) = f.again {
+        v.set("again", json!(t));
+    }
     v.set("agentUrl", json!(ctx.rpc_url));
     v.set("baseUrl", json!(ctx.base_url));
     v.set("cardUrl", json!(ctx.discovery.card_url));

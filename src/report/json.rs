@@ -12,7 +12,7 @@ use super::events::{RunEvent, Sink};
 use super::model::{CheckResult, Level, Outcome, RunInfo, SuiteSource, TargetInfo, Verdict};
 
 /// Version of the report format; bump minor for additive changes, major for removals or renames.
-pub const SCHEMA_VERSION: &str = "1.0.0";
+pub const SCHEMA_VERSION: &str = "1.1.0";
 
 /// ACTS format version the report is a superset of.
 pub const ACTS_VERSION: &str = "1.0";

@@ -46,8 +46,15 @@ impl Outcome {
 pub enum SkipReason {
     /// The card does not declare the capability the check needs.
     CapabilityNotDeclared,
-    /// The check needs the ACTS behaviour contract and `--behaviors acts` was not given.
+    /// The check needs a behaviour the agent was not shown to have: the ACTS contract was not
+    /// declared, the map does not name it, or the agent's own answers rule it out (a task that
+    /// never stays running cannot be canceled while running).
     BehaviorNotAvailable,
+    /// A behaviour the user's map promised did not happen when the kit tried it.
+    PreconditionFailed,
+    /// An earlier check that this one builds on failed, so this one cannot be decided; the
+    /// detail names it.
+    DependsOnFailed,
     /// The check needs credentials the user did not supply.
     CredentialsNotSupplied,
     /// The check's profile was not selected.
@@ -58,9 +65,11 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// Every reason, in report order.
-    pub const ALL: [SkipReason; 5] = [
+    pub const ALL: [SkipReason; 7] = [
         SkipReason::CapabilityNotDeclared,
         SkipReason::BehaviorNotAvailable,
+        SkipReason::PreconditionFailed,
+        SkipReason::DependsOnFailed,
         SkipReason::CredentialsNotSupplied,
         SkipReason::ProfileNotSelected,
         SkipReason::Filtered,
@@ -71,6 +80,8 @@ impl SkipReason {
         match self {
             SkipReason::CapabilityNotDeclared => "capability_not_declared",
             SkipReason::BehaviorNotAvailable => "behavior_not_available",
+            SkipReason::PreconditionFailed => "precondition_failed",
+            SkipReason::DependsOnFailed => "depends_on_failed",
             SkipReason::CredentialsNotSupplied => "credentials_not_supplied",
             SkipReason::ProfileNotSelected => "profile_not_selected",
             SkipReason::Filtered => "filtered",

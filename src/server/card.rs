@@ -111,8 +111,10 @@ pub fn public_card(cfg: &MockConfig, base_url: &str, scenarios: &ScenarioBook) -
         security_requirements: Vec::new(),
         default_input_modes: cfg.input_modes.clone(),
         default_output_modes: cfg.output_modes.clone(),
+        // Without the prefix contract the mock is a plain echo agent, and says so.
         skills: scenarios
             .all()
+            .filter(|sc| cfg.behaviors || sc.prefixes.is_empty())
             .map(|sc| AgentSkill {
                 id: sc.name.clone(),
                 name: sc.name.clone(),

@@ -68,6 +68,9 @@ pub struct MockConfig {
     pub push_retries: u32,
     /// Extra scenario files, overriding built-ins of the same name.
     pub scenario_dir: Option<PathBuf>,
+    /// Honour the tck-* prefix contract; off, every message gets the echo scenario, as from an
+    /// ordinary agent.
+    pub behaviors: bool,
     pub limits: Limits,
     /// `Cache-Control: max-age` of the card, in seconds.
     pub card_max_age_secs: u64,
@@ -81,6 +84,7 @@ impl Default for MockConfig {
             name: "a2a-conform mock agent".into(),
             streaming: true,
             push_notifications: true,
+            behaviors: true,
             extended_card: ExtendedCard::Off,
             extensions: Vec::new(),
             required_extensions: Vec::new(),

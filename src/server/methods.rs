@@ -116,7 +116,7 @@ async fn accept_message(app: &App, req: &SendMessageRequest) -> Result<Accepted,
         return Ok(Accepted::Task(handle, snapshot, seq));
     }
 
-    let scenario = app.scenarios.select(msg);
+    let scenario = if app.config.behaviors { app.scenarios.select(msg) } else { app.scenarios.default_scenario() };
     let context_id = if msg.context_id.is_empty() { uuid::Uuid::new_v4().to_string() } else { msg.context_id.clone() };
     if let Some(parts) = scenario.message_reply() {
         let delay = scenario.reply_delay_ms();

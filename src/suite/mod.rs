@@ -3,6 +3,7 @@
 //! Pure data and functions: nothing here talks to a network or starts a runtime.
 
 pub mod assert;
+pub mod behaviors;
 pub mod loader;
 pub mod model;
 pub mod paths;

@@ -155,6 +155,18 @@ pub struct Step {
     pub assertions: Vec<NamedAssertion>,
     #[serde(default)]
     pub repeat: Option<Repeat>,
+    /// ext: the check only applies when the agent's successful answer to this step matches; when it
+    /// does not, the check skips with `behavior_not_available` and this reason (e.g. "the agent
+    /// answered {{prompt}} with a Message, so there is no task to cancel"). Never consulted for an
+    /// error answer: a step that fails is graded as usual.
+    #[serde(default)]
+    pub only_if: Option<OnlyIf>,
+    /// ext: this step only sets the check up, and the check named here grades what it does (e.g. a
+    /// SendMessage that creates the task GetTask then reads is graded by CORE-SEND-001). When the
+    /// step fails and that check failed too, this check ends as `skip: depends_on_failed` naming it,
+    /// instead of repeating the same failure.
+    #[serde(default)]
+    pub prerequisite: Option<String>,
     /// Delay before the step.
     #[serde(default)]
     pub delay_ms: Option<u64>,
@@ -307,4 +319,17 @@ pub struct Repeat {
     /// none / linear / exponential.
     #[serde(default)]
     pub backoff: Option<String>,
+}
+
+/// When a check applies, judged on what the agent chose to do (ext `only_if`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OnlyIf {
+    /// Assertion on the step's assertion root.
+    #[serde(rename = "match", default)]
+    pub match_: Option<Value>,
+    /// Collection assertion: at least one element at `path` matches.
+    #[serde(default)]
+    pub any: Option<CollectionMatch>,
+    /// Why the check cannot be decided otherwise (templated).
+    pub reason: String,
 }

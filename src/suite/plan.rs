@@ -4,6 +4,7 @@
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde_json::Value;
 
+use super::behaviors::Behaviors;
 use super::loader::LoadedSuite;
 use super::model::Test;
 use crate::report::{CheckMeta, SkipReason, SpecRef};
@@ -66,7 +67,7 @@ pub struct Selection {
     /// Id globs to drop.
     pub exclude: Vec<String>,
     /// The agent implements the ACTS §11 behaviour contract.
-    pub behaviors: bool,
+    pub behaviors: Behaviors,
     /// The user supplied credentials (`--header`).
     pub credentials: bool,
 }
@@ -163,17 +164,39 @@ fn skip_reason(
             }
         }
     }
-    if !test.requires_behaviors.is_empty() && !sel.behaviors {
+    let missing: Vec<&str> =
+        test.requires_behaviors.iter().filter(|b| !sel.behaviors.provides(b)).map(String::as_str).collect();
+    if !missing.is_empty() {
+        let how = match &sel.behaviors {
+            Behaviors::Map(m) => format!("{} does not map it", m.source),
+            _ => "pass --behaviors acts if the agent implements the ACTS contract, or map it with --behaviors FILE"
+                .to_owned(),
+        };
         return Some((
             SkipReason::BehaviorNotAvailable,
-            format!(
-                "needs the ACTS behaviour contract ({}); pass --behaviors acts",
-                test.requires_behaviors.join(", ")
-            ),
+            format!("needs an agent that does {} ({how})", missing.join(", ")),
         ));
+    }
+    if let Some(why) = missing_follow_up(test, &sel.behaviors) {
+        return Some((SkipReason::BehaviorNotAvailable, why));
     }
     if test.runner_requirements.iter().any(|r| r == "auth_credentials") && !sel.credentials {
         return Some((SkipReason::CredentialsNotSupplied, "needs credentials; pass --header".into()));
+    }
+    None
+}
+
+/// A check that sends `{{followup}}` or `{{again}}` needs its behaviour to define that follow-up.
+fn missing_follow_up(test: &Test, behaviors: &Behaviors) -> Option<String> {
+    let text = serde_json::to_string(&test.steps).unwrap_or_default();
+    let f = behaviors.follow_ups(&test.requires_behaviors);
+    let lacks = |var: &str, have: &Option<String>| text.contains(&format!("{{{{{var}}}}}")) && have.is_none();
+    let name = test.requires_behaviors.join(", ");
+    if lacks("followup", &f.followup) {
+        return Some(format!("needs a follow-up that ends the interruption of {name} (`followup` in the map)"));
+    }
+    if lacks("again", &f.again) {
+        return Some(format!("needs a follow-up that keeps {name} interrupted (`again` in the map)"));
     }
     None
 }

@@ -1,0 +1,474 @@
+"""The interop corpus runner (started by interop/run; see interop/README.md).
+
+For each peer in interop/peers/: start it, grade it with `a2a-conform check` twice (plain, and
+with the peer's behaviour map), compare each report's fail / warn / error sets with the peer's
+expected.yaml, and stop it. Then start `a2a-conform mock` and drive it with each SDK's client.
+Prints a summary and exits 1 on any difference from what is expected (2 on a usage error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+INTEROP = Path(__file__).resolve().parent
+ROOT = INTEROP.parent
+PEERS = INTEROP / 'peers'
+OUTCOMES = ('fail', 'warn', 'error')
+RUNS = ('plain', 'mapped')
+TARGETS = {'plain': 0.80, 'mapped': 0.90}
+# Skips that say the check does not apply to this peer: left out of the graded share.
+NOT_APPLICABLE = {'capability_not_declared', 'profile_not_selected', 'filtered'}
+MOCK_TOKEN = 'interop-extended-card-token'
+
+LISTEN_LINE = re.compile(r'^listening on (https?://\S+)\s*$')
+
+
+def log(line: str = '') -> None:
+    print(line, flush=True)
+
+
+# --------------------------------------------------------------------------- processes
+
+
+class Server:
+    """A child process that prints `listening on URL` first, in its own process group."""
+
+    def __init__(self, name: str, argv: list[str], log_path: Path, cwd: Path = ROOT):
+        self.name = name
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.log = open(log_path, 'w', encoding='utf-8')  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+            start_new_session=True,
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+            self.log.write(line)
+            self.log.flush()
+        self.lines.put(None)
+
+    def wait_url(self, bound: float) -> str:
+        deadline = time.monotonic() + bound
+        first = True
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise RuntimeError(f'{self.name}: no "listening on URL" line within {bound:.0f} s')
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                continue
+            if line is None:
+                raise RuntimeError(
+                    f'{self.name}: exited with {self.proc.wait()} before printing "listening on URL"'
+                    f' (see {self.log.name})'
+                )
+            match = LISTEN_LINE.match(line)
+            if match:
+                if not first:
+                    log(f'  note: {self.name} printed other lines before "listening on"')
+                return match.group(1)
+            first = False
+
+    def stop(self, bound: float = 5.0) -> None:
+        if self.proc.poll() is None:
+            for sig, wait in ((signal.SIGTERM, bound), (signal.SIGKILL, bound)):
+                try:
+                    os.killpg(self.proc.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    self.proc.wait(timeout=wait)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+        self.log.close()
+
+
+LIVE: list[Server] = []
+
+
+def stop_all(*_args: object) -> None:
+    while LIVE:
+        LIVE.pop().stop()
+
+
+def start_server(name: str, argv: list[str], log_path: Path, bound: float) -> tuple[Server, str]:
+    server = Server(name, argv, log_path)
+    LIVE.append(server)
+    try:
+        return server, server.wait_url(bound)
+    except Exception:
+        server.stop()
+        LIVE.remove(server)
+        raise
+
+
+def stop_server(server: Server) -> None:
+    server.stop()
+    if server in LIVE:
+        LIVE.remove(server)
+
+
+def run_bounded(argv: list[str], log_path: Path, bound: float, cwd: Path = ROOT) -> tuple[int | None, str]:
+    """Runs a command, stdout+stderr into log_path; returns (exit code or None on timeout, output)."""
+    with open(log_path, 'w', encoding='utf-8') as out:
+        proc = subprocess.Popen(
+            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            code: int | None = proc.wait(timeout=bound)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            code = None
+    return code, log_path.read_text(encoding='utf-8', errors='replace')
+
+
+# --------------------------------------------------------------------------- expectations
+
+
+class ExpectationError(Exception):
+    pass
+
+
+def load_expected(path: Path) -> dict[str, dict[str, dict[str, str]]]:
+    """expected.yaml: {plain|mapped: {fail|warn|error|unstable: {check id: justification}}}."""
+    if not path.exists():
+        raise ExpectationError(f'{path} is missing')
+    data = yaml.safe_load(path.read_text(encoding='utf-8')) or {}
+    if not isinstance(data, dict) or set(data) - set(RUNS):
+        raise ExpectationError(f'{path}: top-level keys must be among {RUNS}')
+    result: dict[str, dict[str, dict[str, str]]] = {}
+    for run, sections in data.items():
+        sections = sections or {}
+        if not isinstance(sections, dict) or set(sections) - {*OUTCOMES, 'unstable'}:
+            raise ExpectationError(f'{path}: {run}: keys must be among fail, warn, error, unstable')
+        result[run] = {}
+        for outcome in (*OUTCOMES, 'unstable'):
+            entries = sections.get(outcome) or {}
+            if not isinstance(entries, dict):
+                raise ExpectationError(f'{path}: {run}.{outcome} must map check ids to a justification')
+            for check_id, why in entries.items():
+                if not isinstance(why, str) or not why.strip():
+                    raise ExpectationError(f'{path}: {run}.{outcome}.{check_id} has no justification')
+                if outcome != 'unstable' and '§' not in why:
+                    raise ExpectationError(
+                        f'{path}: {run}.{outcome}.{check_id}: quote the spec sentence with its section (§N)'
+                    )
+            result[run][outcome] = {str(k): v for k, v in entries.items()}
+    return result
+
+
+# --------------------------------------------------------------------------- one check run
+
+
+@dataclass
+class RunResult:
+    peer: str
+    run: str
+    status: str = 'ok'  # ok | differs | unsupported | broken
+    lines: list[str] = field(default_factory=list)
+    share: tuple[int, int] | None = None
+    skips: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def observed_sets(report: dict) -> tuple[dict[str, dict[str, str]], dict[str, dict]]:
+    by_outcome: dict[str, dict[str, str]] = {o: {} for o in OUTCOMES}
+    by_id = {}
+    for result in report.get('results', []):
+        by_id[result['id']] = result
+        if result.get('outcome') in OUTCOMES:
+            message = (result.get('failure') or {}).get('message') or result.get('title') or ''
+            by_outcome[result['outcome']][result['id']] = ' '.join(message.split())
+    return by_outcome, by_id
+
+
+def graded_share(report: dict) -> tuple[tuple[int, int], dict[str, int], dict[str, int]]:
+    graded = applicable = 0
+    skips: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    for result in report.get('results', []):
+        outcome = result.get('outcome')
+        counts[outcome] = counts.get(outcome, 0) + 1
+        if not result.get('scored') or outcome == 'info':
+            continue
+        if outcome == 'skip':
+            reason = result.get('skip_reason') or 'unknown'
+            if reason in NOT_APPLICABLE:
+                continue
+            skips[reason] = skips.get(reason, 0) + 1
+        applicable += 1
+        if outcome in ('pass', 'fail', 'warn'):
+            graded += 1
+    return (graded, applicable), skips, counts
+
+
+def short(text: str, width: int = 160) -> str:
+    return text if len(text) <= width else text[: width - 1] + '…'
+
+
+def compare(
+    result: RunResult, expected: dict[str, dict[str, str]] | None, report: dict
+) -> None:
+    seen, by_id = observed_sets(report)
+    unstable = (expected or {}).get('unstable', {})
+    if expected is None:
+        result.status = 'differs'
+        result.lines.append(f'no expectation recorded for the {result.run} run in expected.yaml')
+    diffs = []
+    for outcome in OUTCOMES:
+        want = (expected or {}).get(outcome, {})
+        got = seen[outcome]
+        for check_id in sorted(set(got) - set(want) - set(unstable)):
+            diffs.append(f'unexpected {outcome} {check_id}: {short(got[check_id])}')
+        for check_id in sorted(set(want) - set(got) - set(unstable)):
+            now = by_id.get(check_id, {}).get('outcome', 'absent from the report')
+            now = 'passes' if now == 'pass' else f'is {now}'
+            diffs.append(f'expected {outcome} {check_id} now {now}')
+    for check_id in sorted(unstable):
+        now = by_id.get(check_id, {}).get('outcome', 'absent')
+        result.lines.append(f'unstable, not compared: {check_id} is {now}')
+    if diffs:
+        result.status = 'differs'
+        result.lines = diffs + result.lines
+
+
+def check_run(
+    kit: Path, peer: Path, run: str, out: Path, expected: dict | None, args: argparse.Namespace
+) -> RunResult:
+    name = peer.name
+    result = RunResult(name, run)
+    run_dir = out / name / run
+    shutil.rmtree(run_dir, ignore_errors=True)
+    run_dir.mkdir(parents=True)
+    started = time.monotonic()
+    server = None
+    try:
+        server, url = start_server(
+            f'{name} ({run})', [str(peer / 'start'), '--port', '0'], run_dir / 'peer.log', args.start_timeout
+        )
+        argv = [
+            str(kit), 'check', url, '--out', str(run_dir), '--format', 'json', '--no-color',
+            '--timeout', str(args.check_timeout), '--patience', str(args.patience),
+        ]
+        if run == 'mapped':
+            argv += ['--behaviors', str((peer / 'behaviors.yaml').relative_to(ROOT))]
+        code, output = run_bounded(argv, run_dir / 'check.log', args.run_bound)
+    except Exception as error:  # noqa: BLE001 - reported, never fatal to the other peers
+        result.status = 'broken'
+        result.lines.append(str(error))
+        return result
+    finally:
+        if server is not None:
+            stop_server(server)
+        result.seconds = time.monotonic() - started
+
+    report_path = run_dir / 'report.json'
+    if code is None:
+        result.status = 'broken'
+        result.lines.append(f'the kit did not finish within {args.run_bound:.0f} s (see {run_dir / "check.log"})')
+        return result
+    if code == 2 and not report_path.exists():
+        first = next((line for line in output.splitlines() if line.strip()), '(no output)')
+        if run == 'mapped':
+            result.status = 'unsupported'
+            result.lines.append(f'the kit refused --behaviors FILE (usage error, exit 2): {short(first)}')
+        else:
+            result.status = 'broken'
+            result.lines.append(f'usage error (exit 2): {short(first)}')
+        return result
+    if not report_path.exists():
+        result.status = 'broken'
+        result.lines.append(f'exit {code} and no report.json (see {run_dir / "check.log"})')
+        return result
+    report = json.loads(report_path.read_text(encoding='utf-8'))
+    result.share, result.skips, result.counts = graded_share(report)
+    write_observed(report, run_dir / 'observed.yaml')
+    compare(result, expected, report)
+    return result
+
+
+def write_observed(report: dict, path: Path) -> None:
+    """The run's fail / warn / error sets in expected.yaml's shape, messages as placeholders."""
+    seen, _ = observed_sets(report)
+    doc = {o: {k: f'TODO quote the spec (§…); kit said: {short(v, 200)}' for k, v in sorted(seen[o].items())}
+           for o in OUTCOMES}
+    path.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120), encoding='utf-8')
+
+
+# --------------------------------------------------------------------------- clients
+
+
+@dataclass
+class ClientResult:
+    name: str
+    status: str = 'ok'
+    lines: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def run_clients(kit: Path, out: Path, args: argparse.Namespace) -> list[ClientResult]:
+    clients = [
+        ('python-sdk client', [str(INTEROP / '.venv' / 'bin' / 'python'), str(INTEROP / 'clients' / 'python_client.py')]),
+        ('js-sdk client', ['node', str(INTEROP / 'clients' / 'js_client.mjs')]),
+    ]
+    results = []
+    client_dir = out / 'clients'
+    shutil.rmtree(client_dir, ignore_errors=True)
+    client_dir.mkdir(parents=True)
+    try:
+        mock, url = start_server(
+            'a2a-conform mock',
+            [str(kit), 'mock', '--port', '0', '--extended-card-token', MOCK_TOKEN, '--allow-loopback-webhooks'],
+            client_dir / 'mock.log',
+            args.start_timeout,
+        )
+    except Exception as error:  # noqa: BLE001
+        broken = ClientResult('mock', 'broken', [str(error)])
+        return [broken]
+    try:
+        for name, argv in clients:
+            result = ClientResult(name)
+            slug = name.split()[0]
+            code, output = run_bounded(
+                argv + [url, '--token', MOCK_TOKEN], client_dir / f'{slug}.log', args.run_bound
+            )
+            for line in output.splitlines():
+                word = line.split(' ', 1)[0]
+                if word in ('ok', 'FAIL', 'skip'):
+                    result.counts[word] = result.counts.get(word, 0) + 1
+                    if word != 'ok':
+                        result.lines.append(line)
+            if code is None:
+                result.status = 'broken'
+                result.lines.append(f'did not finish within {args.run_bound:.0f} s')
+            elif code != 0 or result.counts.get('FAIL'):
+                result.status = 'differs'
+                if not result.lines:
+                    tail = output.strip().splitlines()[-3:]
+                    result.lines.append(f'exit {code}: ' + ' | '.join(tail))
+            elif sum(result.counts.values()) != 11:
+                result.status = 'differs'
+                result.lines.append(f'reported {sum(result.counts.values())} methods, expected 11')
+            results.append(result)
+    finally:
+        stop_server(mock)
+    return results
+
+
+# --------------------------------------------------------------------------- main
+
+
+def percent(share: tuple[int, int] | None) -> str:
+    if not share or not share[1]:
+        return '-'
+    return f'{100 * share[0] / share[1]:.0f}% ({share[0]}/{share[1]})'
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog='interop/run', description=__doc__.splitlines()[0])
+    parser.add_argument('--kit', default=str(ROOT / 'target' / 'release' / 'a2a-conform'),
+                        help='the a2a-conform binary (default: target/release/a2a-conform)')
+    parser.add_argument('--peer', action='append', help='run only this peer (repeatable)')
+    parser.add_argument('--out', default=str(INTEROP / 'out'), help='output folder (default: interop/out)')
+    parser.add_argument('--no-clients', action='store_true', help='skip the SDK clients against the mock')
+    parser.add_argument('--check-timeout', type=int, default=10, help='the kit\'s --timeout (s)')
+    parser.add_argument('--patience', type=int, default=5, help='the kit\'s --patience (s)')
+    parser.add_argument('--start-timeout', type=float, default=30, help='bound on a peer printing its URL (s)')
+    parser.add_argument('--run-bound', type=float, default=170, help='bound on one kit or client run (s)')
+    args = parser.parse_args()
+
+    kit = Path(args.kit).resolve()
+    if not os.access(kit, os.X_OK):
+        log(f'interop: {kit} not found; run `cargo build --release` first (or pass --kit)')
+        return 2
+    out = Path(args.out).resolve()
+    peers = sorted(p for p in PEERS.iterdir() if (p / 'start').exists())
+    if args.peer:
+        unknown = set(args.peer) - {p.name for p in peers}
+        if unknown:
+            log(f'interop: unknown peer(s) {sorted(unknown)}; known: {[p.name for p in peers]}')
+            return 2
+        peers = [p for p in peers if p.name in args.peer]
+
+    signal.signal(signal.SIGTERM, lambda *_: (stop_all(), sys.exit(143)))
+    started = time.monotonic()
+    results: list[RunResult] = []
+    try:
+        for peer in peers:
+            try:
+                expected = load_expected(peer / 'expected.yaml')
+            except ExpectationError as error:
+                results.append(RunResult(peer.name, '-', 'broken', [str(error)]))
+                continue
+            for run in RUNS:
+                log(f'== {peer.name} · {run}')
+                result = check_run(kit, peer, run, out, expected.get(run), args)
+                results.append(result)
+                log(f'   {result.status} in {result.seconds:.1f} s · graded {percent(result.share)}'
+                    + (f' · skips {result.skips}' if result.skips else ''))
+        clients = [] if args.no_clients else run_clients(kit, out, args)
+    finally:
+        stop_all()
+
+    log()
+    log('Summary')
+    failed = False
+    for result in results:
+        target = TARGETS.get(result.run)
+        share = percent(result.share)
+        if result.share and target:
+            share += ' ✓' if result.share[0] >= target * result.share[1] else f' (target {target:.0%})'
+        counts = ', '.join(f'{n} {o}' for o, n in sorted(result.counts.items()))
+        log(f'  {result.peer:<12} {result.run:<7} {result.status:<11} graded {share}' + (f'  [{counts}]' if counts else ''))
+        if result.status in ('differs', 'broken'):
+            failed = True
+            for line in result.lines:
+                if not line.startswith('unstable'):
+                    log(f'      {line}')
+    for client in clients:
+        counts = ', '.join(f'{n} {o}' for o, n in sorted(client.counts.items()))
+        log(f'  {client.name:<20} {client.status:<11} {counts}')
+        if client.status != 'ok':
+            failed = True
+            for line in client.lines:
+                log(f'      {line}')
+    unsupported = [r for r in results if r.status == 'unsupported']
+    if unsupported:
+        log('  note: the kit does not accept --behaviors FILE yet; mapped runs were not compared')
+    log(f'interop: {"DIFFERENCES" if failed else "as expected"} in {time.monotonic() - started:.0f} s'
+        f' (reports in {out})')
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,124 @@
+//! Confirms, once per run, that each behaviour the user's map names really happens when its
+//! message is sent: a map that promises INPUT_REQUIRED for a message the agent simply completes
+//! would otherwise turn every multi-turn check into a false failure.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::context::{Ctx, compact};
+use super::request::normalize_params;
+use super::states::state_of;
+use crate::client::rpc::{rpc_request, rpc_stream_request};
+use crate::suite::assert;
+use crate::suite::behaviors::{Behaviors, Confirm, contract};
+use crate::suite::paths;
+
+/// Behaviour → why the agent did not do it (absent: it did).
+pub type Refuted = BTreeMap<String, String>;
+
+/// Tries every behaviour in `needed` that the map names; returns those the agent did not do.
+pub async fn confirm(ctx: &Ctx, needed: &[String], budget: Duration) -> Refuted {
+    let Behaviors::Map(map) = &ctx.behaviors else { return Refuted::new() };
+    let mut refuted = Refuted::new();
+    for name in needed {
+        let (Some(entry), Some(c)) = (map.entries.get(name), contract().get(name)) else { continue };
+        let outcome = tokio::time::timeout(budget, try_one(ctx, &entry.text, entry.followup.as_deref(), &c.confirm))
+            .await
+            .unwrap_or_else(|_| Err(format!("no answer within {} s", budget.as_secs())));
+        if let Err(why) = outcome {
+            refuted.insert(name.clone(), format!("{} ({:?}): {why}", c.description, entry.text));
+        }
+    }
+    refuted
+}
+
+async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> Result<(), String> {
+    if ctx.rpc_url.is_empty() {
+        return Err("the card offers no JSON-RPC interface to send it to".into());
+    }
+    let streaming = c.operation.as_deref() == Some("send_streaming_message");
+    let mut params = json!({"message": {"role": "ROLE_USER", "parts": [{"text": text}]}});
+    if c.return_immediately {
+        params["configuration"] = json!({"returnImmediately": true});
+    }
+    let op = if streaming { "send_streaming_message" } else { "send_message" };
+    // Texts come from the map already: no contract prefix to rewrite.
+    let params = normalize_params(op, params, &ctx.tenant, &Behaviors::None);
+    let id = json!(format!("kit-confirm-{}", uuid::Uuid::new_v4().simple()));
+    if streaming {
+        let req = rpc_stream_request(&ctx.rpc_url, &id, "SendStreamingMessage", Some(params));
+        let limits = crate::sse::SseLimits { total_timeout: ctx.patience, ..ctx.client.config().sse.clone() };
+        let x = ctx.client.send_streaming_with(req, &limits, None).await.map_err(|e| e.to_string())?;
+        if !x.is_sse() {
+            return Err(format!("the answer is not an event stream (HTTP {})", x.status));
+        }
+        let events: Vec<Value> = x
+            .events
+            .iter()
+            .filter_map(|e| serde_json::from_str::<Value>(&e.data).ok())
+            .filter_map(|v| v.get("result").cloned())
+            .collect();
+        if let Some(want) = &c.any_event
+            && !events.iter().any(|e| assert::check(Some(e), want, "").is_empty())
+        {
+            return Err(format!("no event matched {}; got {} event(s)", compact(want), events.len()));
+        }
+        if let Some(want) = &c.final_event
+            && let Some(m) = assert::check(events.last(), want, "").first()
+        {
+            return Err(format!("the last event: {m}"));
+        }
+        return Ok(());
+    }
+    let result = send(ctx, params).await?;
+    check_result(&result, c)?;
+    if let Some(next) = &c.followup {
+        let Some(text) = followup else {
+            return Err("the contract needs a follow-up and the map gives none (`followup`)".into());
+        };
+        let task = result.pointer("/task/id").and_then(Value::as_str).ok_or("no task to follow up")?;
+        let context = result.pointer("/task/contextId").cloned().unwrap_or(Value::Null);
+        let mut message = json!({"role": "ROLE_USER", "parts": [{"text": text}], "taskId": task});
+        if !context.is_null() {
+            message["contextId"] = context;
+        }
+        let params = normalize_params("send_message", json!({"message": message}), &ctx.tenant, &Behaviors::None);
+        let after = send(ctx, params).await?;
+        check_result(&after, next).map_err(|e| format!("after the follow-up {text:?}: {e}"))?;
+    }
+    Ok(())
+}
+
+async fn send(ctx: &Ctx, params: Value) -> Result<Value, String> {
+    let id = json!(format!("kit-confirm-{}", uuid::Uuid::new_v4().simple()));
+    let x = ctx
+        .client
+        .send(rpc_request(&ctx.rpc_url, &id, "SendMessage", Some(params)))
+        .await
+        .map_err(|e| e.to_string())?;
+    let v = x.json().map_err(|e| ctx.redactor.redact(&e))?;
+    if let Some(err) = v.get("error") {
+        return Err(format!("the agent answered with error {}", compact(err)));
+    }
+    v.get("result").cloned().ok_or_else(|| format!("no result in {}", compact(&v)))
+}
+
+fn check_result(result: &Value, c: &Confirm) -> Result<(), String> {
+    if let Some(want) = &c.result
+        && let Some(m) = assert::check(Some(result), want, "").first()
+    {
+        let state = state_of(result).map(|s| format!(" (task state {s})")).unwrap_or_default();
+        return Err(format!("{m}{state}"));
+    }
+    if let Some(any) = &c.any {
+        let path = any.get("path").and_then(Value::as_str).unwrap_or("");
+        let want = any.get("match").cloned().unwrap_or(Value::Null);
+        let items = paths::select(result, path).map_err(|e| format!("contract data: {e}"))?;
+        if !items.iter().any(|(_, v)| assert::check(Some(v), &want, "").is_empty()) {
+            return Err(format!("nothing at {path} matches {}", compact(&want)));
+        }
+    }
+    Ok(())
+}
