@@ -63,6 +63,7 @@ fn check(id: &str, profile: &str, level: Level, outcome: Outcome) -> CheckResult
         outcome,
         skip_reason: None,
         skip_detail: None,
+        depends_on: None,
         scored: true,
         duration_ms: 250,
         failure: None,

@@ -318,6 +318,28 @@ fn the_acts_draft_corpus_loads_and_only_its_grammar_slips_are_refused() {
 }
 
 #[test]
+fn prerequisites_name_existing_checks_without_cycles() {
+    let tests = all_tests();
+    let ids: HashMap<&str, Vec<&str>> = tests
+        .iter()
+        .map(|(_, _, t)| (t.id.as_str(), t.steps.iter().filter_map(|s| s.prerequisite.as_deref()).collect()))
+        .collect();
+    let mut problems = Vec::new();
+    for (id, causes) in &ids {
+        for c in causes {
+            if !ids.contains_key(c) {
+                problems.push(format!("{id} names prerequisite {c}, which is not a built-in check"));
+            } else if *c == *id {
+                problems.push(format!("{id} names itself as prerequisite"));
+            } else if ids[c].contains(id) {
+                problems.push(format!("{id} and {c} name each other as prerequisite"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
 fn coverage_is_at_least_the_target() {
     let tests: Vec<_> = all_tests().into_iter().filter(|(_, _, t)| !t.synthetic).collect();
     let mut by_profile: BTreeMap<String, BTreeMap<&'static str, usize>> = BTreeMap::new();

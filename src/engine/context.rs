@@ -72,6 +72,9 @@ pub enum StepFail {
     Undecided(Failure),
     /// The check does not apply to what this agent does (its own answers rule it out).
     Skip(SkipReason, String),
+    /// A setup step failed; `cause` is the check that grades that step. Whether this check
+    /// reports the failure or defers to the cause depends on how the cause ended.
+    Prerequisite { cause: String, failure: Box<StepFail> },
 }
 
 impl StepFail {

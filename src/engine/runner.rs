@@ -26,7 +26,14 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
         if let Some(ms) = step.delay_ms {
             tokio::time::sleep(Duration::from_millis(ms.min(60_000))).await;
         }
-        run_step(run, step).await?;
+        if let Err(e) = run_step(run, step).await {
+            return Err(match (&step.prerequisite, e) {
+                (Some(cause), e @ (StepFail::Violation(_) | StepFail::Undecided(_))) => {
+                    StepFail::Prerequisite { cause: cause.clone(), failure: Box::new(e) }
+                }
+                (_, e) => e,
+            });
+        }
     }
     for a in &test.assertions {
         named_assertion(run, "assertions", a)?;

@@ -2,11 +2,12 @@
 //! emitted to the sinks as they start and finish; then the synthetic checks, decided from what the
 //! others received.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{Semaphore, mpsc, watch};
 
 use super::context::{CheckRun, Ctx, StepFail};
 use super::runner::run_test;
@@ -23,6 +24,36 @@ enum Progress {
     Finished(usize, Box<CheckResult>),
 }
 
+/// How each check ended (its outcome and one-line reason), for the checks that build on it.
+type Settled = watch::Sender<Option<(Outcome, String)>>;
+
+/// One channel per planned id: dependents wait on it only when a setup step of theirs failed.
+fn settled_channels(ids: &[String]) -> Arc<HashMap<String, Settled>> {
+    let mut map = HashMap::new();
+    for id in ids {
+        map.entry(id.clone()).or_insert_with(|| watch::channel(None).0);
+    }
+    Arc::new(map)
+}
+
+fn publish(settled: &HashMap<String, Settled>, r: &CheckResult) {
+    if let Some(tx) = settled.get(&r.id) {
+        let why = r.failure.as_ref().map(|f| f.message.clone()).or_else(|| r.skip_detail.clone()).unwrap_or_default();
+        tx.send_replace(Some((r.outcome, why)));
+    }
+}
+
+/// Waits (at most `limit`) for how `cause` ended; `None` if it never ran or never ended in time.
+async fn settled_outcome(
+    settled: &HashMap<String, Settled>,
+    cause: &str,
+    limit: Duration,
+) -> Option<(Outcome, String)> {
+    let mut rx = settled.get(cause)?.subscribe();
+    let ended = tokio::time::timeout(limit, rx.wait_for(Option::is_some)).await.ok()?.ok()?;
+    ended.clone()
+}
+
 /// Runs every check of the plan with at most `jobs` at a time, each bounded by `timeout`, emitting
 /// `CheckStarted` / `CheckFinished` through `sink`. Returns the results in plan order.
 pub async fn run_all(
@@ -36,17 +67,20 @@ pub async fn run_all(
     let (tx, mut rx) = mpsc::unbounded_channel::<Progress>();
     let total = checks.len();
     let ids: Vec<String> = checks.iter().map(|c| c.test.id.clone()).collect();
+    let settled = settled_channels(&ids);
     let mut synthetic = Vec::new();
     for (i, check) in checks.into_iter().enumerate() {
         match &check.disposition {
             Disposition::Skip(reason, detail) => {
                 let r = CheckResult::skipped(&check.meta(), *reason, detail.clone());
+                publish(&settled, &r);
                 let _ = tx.send(Progress::Finished(i, Box::new(r)));
                 continue;
             }
             Disposition::Invalid(why) => {
                 let failure = Failure { message: format!("suite data: {why}"), ..Failure::default() };
                 let r = CheckResult { failure: Some(failure), ..CheckResult::new(&check.meta(), Outcome::Error) };
+                publish(&settled, &r);
                 let _ = tx.send(Progress::Finished(i, Box::new(r)));
                 continue;
             }
@@ -56,11 +90,28 @@ pub async fn run_all(
             }
             Disposition::Run => {}
         }
-        let (ctx, sem, tx) = (ctx.clone(), sem.clone(), tx.clone());
+        let (ctx, sem, tx, settled) = (ctx.clone(), sem.clone(), tx.clone(), settled.clone());
         tokio::spawn(async move {
-            let _permit = sem.acquire().await;
+            let permit = sem.acquire().await;
             let _ = tx.send(Progress::Started(i));
-            let result = run_check(&ctx, &check, timeout).await;
+            let (mut result, cause) = run_check(&ctx, &check, timeout).await;
+            // Waiting for the cause holds no slot: the cause may still need one to run.
+            drop(permit);
+            if let Some(cause) = cause
+                && let Some((outcome, why)) = settled_outcome(&settled, &cause, timeout).await
+                && matches!(outcome, Outcome::Fail | Outcome::Warn | Outcome::Error)
+            {
+                let detail = ctx.redactor.redact(&format!("{cause} {}: {why}", outcome.as_str()));
+                let evidence = std::mem::take(&mut result.evidence);
+                let duration_ms = result.duration_ms;
+                result = CheckResult {
+                    evidence,
+                    duration_ms,
+                    depends_on: Some(cause),
+                    ..CheckResult::skipped(&check.meta(), SkipReason::DependsOnFailed, detail)
+                };
+            }
+            publish(&settled, &result);
             let _ = tx.send(Progress::Finished(i, Box::new(result)));
         });
     }
@@ -103,11 +154,17 @@ impl Board {
     }
 }
 
-async fn run_check(ctx: &Ctx, check: &PlannedCheck, timeout: Duration) -> CheckResult {
+/// Runs one check; also returns the check a failed setup step defers to, if any.
+async fn run_check(ctx: &Ctx, check: &PlannedCheck, timeout: Duration) -> (CheckResult, Option<String>) {
     let started = Instant::now();
     let meta = check.meta();
     let mut run = CheckRun { ctx, id: check.test.id.clone(), vars: base_vars(ctx, check), evidence: Vec::new() };
-    let outcome = tokio::time::timeout(timeout, run_test(&mut run, &check.test)).await;
+    let mut outcome = tokio::time::timeout(timeout, run_test(&mut run, &check.test)).await;
+    let mut cause = None;
+    if let Ok(Err(StepFail::Prerequisite { cause: c, failure })) = outcome {
+        cause = Some(c);
+        outcome = Ok(Err(*failure));
+    }
     let mut result = match outcome {
         Err(_) => CheckResult {
             failure: Some(Failure {
@@ -122,10 +179,12 @@ async fn run_check(ctx: &Ctx, check: &PlannedCheck, timeout: Duration) -> CheckR
         Ok(Err(StepFail::Undecided(f))) => {
             CheckResult { failure: Some(redact_failure(&ctx.redactor, f)), ..CheckResult::new(&meta, Outcome::Error) }
         }
+        // Unwrapped above; a prerequisite failure never nests.
+        Ok(Err(StepFail::Prerequisite { .. })) => CheckResult::new(&meta, Outcome::Error),
     };
     result.duration_ms = started.elapsed().as_millis() as u64;
     result.evidence = run.evidence;
-    result
+    (result, cause)
 }
 
 fn redact_failure(r: &Redactor, f: Failure) -> Failure {

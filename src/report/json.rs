@@ -329,6 +329,7 @@ mod tests {
             outcome,
             skip_reason: None,
             skip_detail: None,
+            depends_on: None,
             scored: true,
             duration_ms: 1,
             failure: None,

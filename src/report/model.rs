@@ -196,6 +196,9 @@ pub struct CheckResult {
     /// Details of a skip (e.g. which capability).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip_detail: Option<String>,
+    /// For `depends_on_failed`: the check whose failure leaves this one undecided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depends_on: Option<String>,
     /// False for extension and kit-policy profiles: shown, never changes the verdict.
     pub scored: bool,
     /// Wall time of the check.
@@ -237,6 +240,7 @@ impl CheckResult {
             outcome,
             skip_reason: None,
             skip_detail: None,
+            depends_on: None,
             scored: meta.scored,
             duration_ms: 0,
             failure: None,
@@ -393,6 +397,7 @@ mod tests {
             outcome,
             skip_reason: None,
             skip_detail: None,
+            depends_on: None,
             scored,
             duration_ms: 0,
             failure: None,

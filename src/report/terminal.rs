@@ -8,7 +8,7 @@ use similar::{ChangeTag, TextDiff};
 
 use super::events::{RunEvent, Sink};
 use super::json::{Collector, Counts, Report};
-use super::model::{CheckResult, Level, Outcome, Verdict};
+use super::model::{CheckResult, Level, Outcome, SkipReason, Verdict};
 
 const WIDTH: usize = 100;
 /// Indentation of a finding's detail lines.
@@ -109,8 +109,34 @@ pub fn render(report: &Report, color: bool) -> String {
         let _ = writeln!(out, "{}", p.paint(BOLD, &format!("Findings ({})", findings.len())));
         for r in findings {
             finding(&mut out, r, &p);
+            // One broken prerequisite is one story: the checks it left undecided are named here.
+            let dependents: Vec<&str> = report
+                .checks()
+                .filter(|d| d.depends_on.as_deref() == Some(r.id.as_str()))
+                .map(|d| d.id.as_str())
+                .collect();
+            if !dependents.is_empty() {
+                let text = format!(
+                    "{} check(s) depend on it and were not decided: {}",
+                    dependents.len(),
+                    dependents.join(", ")
+                );
+                for line in wrap(&text, WIDTH - INDENT.len()) {
+                    let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &line));
+                }
+            }
         }
         out.push('\n');
+    }
+    let errors = report.summary.errors;
+    let dependent = report.checks().filter(|r| r.skip_reason == Some(SkipReason::DependsOnFailed)).count();
+    if errors > 0 || dependent > 0 {
+        let _ = writeln!(
+            out,
+            "{} {} check(s) could not be decided: {errors} ended in error, {dependent} depend on a failed check\n",
+            p.paint(BOLD, "Undecided:"),
+            errors as usize + dependent
+        );
     }
 
     // Skips, summarised by reason.
@@ -136,9 +162,31 @@ pub fn render(report: &Report, color: bool) -> String {
     };
     let _ = writeln!(out, "Verdict: {} (exit {})", p.paint(&format!("{BOLD}{style}"), label), v.exit_code);
     for reason in &v.reasons {
-        let _ = writeln!(out, "  {}", truncate(reason, WIDTH - 2));
+        for line in wrap(reason, WIDTH - 2) {
+            let _ = writeln!(out, "  {line}");
+        }
     }
     out
+}
+
+/// `s` broken into lines of at most `width` characters at spaces, so that no id is cut in two (a
+/// word longer than the width gets a line of its own).
+fn wrap(s: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in s.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 /// Prints the end-of-run view when the run finishes.
@@ -288,6 +336,15 @@ mod tests {
     #[test]
     fn plain_text_diffs_as_lines() {
         assert_eq!(diff_lines("a", "b"), vec!["- a".to_owned(), "+ b".to_owned()]);
+    }
+
+    #[test]
+    fn wrapping_never_cuts_a_word() {
+        let ids = "3 scored check(s) failed: CORE-SEND-001, KIT-LIST-010, STREAM-ORDER-004";
+        let lines = wrap(ids, 30);
+        assert!(lines.iter().all(|l| l.chars().count() <= 30), "{lines:?}");
+        assert_eq!(lines.join(" "), ids);
+        assert_eq!(wrap("averyveryverylongword x", 5), ["averyveryverylongword", "x"]);
     }
 
     #[test]

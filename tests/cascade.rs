@@ -1,0 +1,100 @@
+//! One broken prerequisite is one finding: when SendMessage itself is broken, the check that
+//! grades SendMessage fails, and the checks that only use it to set up (their step names it as
+//! `prerequisite`) end as `skip: depends_on_failed` naming it, instead of failing forty times with
+//! "capture … nothing at task.id". A step without `prerequisite` still fails on its own.
+
+use std::sync::Arc;
+
+use a2a_conform::commands::check::{self, CheckOptions};
+use a2a_conform::report::terminal::render;
+use a2a_conform::report::{Outcome, Report, SkipReason};
+use a2a_conform::server::faults::{Fault, FaultCatalogue};
+use a2a_conform::server::{MockConfig, MockServer};
+
+const SUITE: &str = r#"{
+  "acts_version": "1.0", "spec_version": "1.0",
+  "suites": [{"id": "cascade", "name": "Cascade", "tests": [
+    {"id": "ANCHOR-SEND-001", "name": "SendMessage answers", "level": "must", "section": "3.1.1",
+     "requirement": "SendMessage returns a Task or a Message.",
+     "steps": [{"id": "send", "operation": "send_message",
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
+                "expect": {"body": {"task": {"id": {"type": "string"}}}}}]},
+    {"id": "DEP-GET-001", "name": "GetTask reads it back", "level": "must", "section": "3.1.3",
+     "requirement": "GetTask returns the task.",
+     "steps": [{"id": "send", "operation": "send_message", "prerequisite": "ANCHOR-SEND-001",
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
+                "capture": {"taskId": "task.id"}},
+               {"id": "get", "operation": "get_task", "params": {"id": "{{send.taskId}}"},
+                "expect": {"body": {"id": "{{send.taskId}}"}}}]},
+    {"id": "DEP-LIST-001", "name": "ListTasks finds it", "level": "must", "section": "3.1.4",
+     "requirement": "ListTasks returns the task.",
+     "steps": [{"id": "send", "operation": "send_message", "prerequisite": "ANCHOR-SEND-001",
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
+                "capture": {"contextId": "task.contextId"}},
+               {"id": "list", "operation": "list_tasks", "params": {"contextId": "{{send.contextId}}"},
+                "expect": {"body": {"tasks": {"count_gte": 1}}}}]},
+    {"id": "OWN-GET-001", "name": "No prerequisite declared", "level": "must", "section": "3.1.3",
+     "requirement": "GetTask returns the task.",
+     "steps": [{"id": "send", "operation": "send_message",
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
+                "capture": {"taskId": "task.id"}}]}
+  ]}]
+}"#;
+
+fn send_answers_500() -> Arc<Fault> {
+    let mut c = FaultCatalogue::default();
+    c.add(
+        "test",
+        r#"{"id": "FAULT-TEST-SEND-500", "section": "3.1.1", "description": "SendMessage answers HTTP 500",
+            "kills": ["ANCHOR-SEND-001"],
+            "mutations": [{"op": "http_status", "status": 500, "methods": ["SendMessage"]},
+                          {"op": "html_body", "methods": ["SendMessage"]}]}"#,
+    )
+    .expect("the test fault parses");
+    c.get("FAULT-TEST-SEND-500").unwrap()
+}
+
+async fn run_against(faults: Vec<Arc<Fault>>) -> Report {
+    let dir = std::env::temp_dir().join(format!("a2a-conform-cascade-{}-{}", std::process::id(), faults.len()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = dir.join("cascade.json");
+    std::fs::write(&suite, SUITE).unwrap();
+    let server = MockServer::start(MockConfig { faults, ..MockConfig::default() }).await.unwrap();
+    let opts = CheckOptions { suites: vec![suite], no_builtin: true, ..CheckOptions::new(server.url()) };
+    let report = check::run(&opts, &mut ()).await.expect("the run happens");
+    server.shutdown().await;
+    std::fs::remove_dir_all(&dir).ok();
+    report
+}
+
+fn outcome(r: &Report, id: &str) -> (Outcome, Option<SkipReason>, Option<String>) {
+    let c = r.checks().find(|c| c.id == id).unwrap_or_else(|| panic!("{id} not in the report"));
+    (c.outcome, c.skip_reason, c.depends_on.clone())
+}
+
+#[tokio::test]
+async fn a_broken_prerequisite_is_one_finding_and_its_dependents_are_undecided() {
+    let healthy = run_against(Vec::new()).await;
+    for id in ["ANCHOR-SEND-001", "DEP-GET-001", "DEP-LIST-001", "OWN-GET-001"] {
+        assert_eq!(outcome(&healthy, id).0, Outcome::Pass, "{id} against the faithful mock");
+    }
+
+    let broken = run_against(vec![send_answers_500()]).await;
+    assert_eq!(outcome(&broken, "ANCHOR-SEND-001").0, Outcome::Fail);
+    for id in ["DEP-GET-001", "DEP-LIST-001"] {
+        assert_eq!(
+            outcome(&broken, id),
+            (Outcome::Skip, Some(SkipReason::DependsOnFailed), Some("ANCHOR-SEND-001".into())),
+            "{id}"
+        );
+        let c = broken.checks().find(|c| c.id == id).unwrap();
+        assert!(c.skip_detail.as_deref().unwrap().starts_with("ANCHOR-SEND-001 fail: "), "{:?}", c.skip_detail);
+        assert!(!c.evidence.is_empty(), "{id} keeps the exchange that failed as evidence");
+    }
+    // Without a declared prerequisite the failure stays the check's own.
+    assert_eq!(outcome(&broken, "OWN-GET-001").0, Outcome::Fail);
+
+    let text = render(&broken, false);
+    assert!(text.contains("2 check(s) depend on it and were not decided: DEP-GET-001, DEP-LIST-001"), "{text}");
+    assert!(text.contains("could not be decided"), "{text}");
+}
