@@ -521,3 +521,48 @@ async fn endless_stream_hits_the_idle_timeout() {
     let body = x.to_evidence(None, c.redactor()).response_body.unwrap();
     assert!(body.contains("stream error: no data within idle_timeout"), "{body}");
 }
+
+/// A server that answers the first request on each connection with HTTP 500 and keeps the
+/// connection alive, then reads the next request on it and hangs up without a word: the behaviour
+/// that made pooled connections fail a third of the checks against one real agent.
+async fn drops_reused_connections() -> (String, Arc<AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let count = connections.clone();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            count.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 64 * 1024];
+                // Requests here are small and arrive in one read.
+                if sock.read(&mut buf).await.unwrap_or(0) == 0 {
+                    return;
+                }
+                let body = "{\"error\":\"boom\"}";
+                let head = format!(
+                    "HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+                    body.len()
+                );
+                let _ = sock.write_all(format!("{head}{body}").as_bytes()).await;
+                let _ = sock.read(&mut buf).await;
+                // Dropped: closed without answering the second request.
+            });
+        }
+    });
+    (format!("http://{addr}"), connections)
+}
+
+#[tokio::test]
+async fn a_pooled_connection_the_server_dropped_is_retried_once_on_a_fresh_one() {
+    let (url, connections) = drops_reused_connections().await;
+    let c = client(ClientConfig::default());
+    for i in 0..5 {
+        let x = c.send(HttpRequest::get(format!("{url}/x"))).await;
+        let x = x.unwrap_or_else(|e| panic!("request {i} failed instead of being retried: {e}"));
+        assert_eq!(x.status, 500, "request {i}");
+    }
+    // Each retry opened a connection of its own; the first request needed one too.
+    assert!(connections.load(Ordering::SeqCst) >= 5, "{} connections", connections.load(Ordering::SeqCst));
+}

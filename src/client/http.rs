@@ -220,6 +220,8 @@ impl StreamExchange {
 #[derive(Debug, Clone)]
 pub struct HttpClient {
     inner: reqwest::Client,
+    /// Never reuses a connection: the one retry after a pooled connection turned out dead.
+    fresh: reqwest::Client,
     config: ClientConfig,
     redactor: Redactor,
 }
@@ -248,13 +250,15 @@ impl HttpClient {
                 return Err(ClientError::InvalidUrl(format!("invalid value for header {:?}", redactor.redact(name))));
             }
         }
-        let inner = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(config.connect_timeout)
-            .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| ClientError::Transport(redactor.redact(&error_chain(&e))))?;
-        Ok(HttpClient { inner, config, redactor })
+        let build = |pool: bool| {
+            let b = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(config.connect_timeout)
+                .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION")));
+            let b = if pool { b } else { b.pool_max_idle_per_host(0) };
+            b.build().map_err(|e| ClientError::Transport(redactor.redact(&error_chain(&e))))
+        };
+        Ok(HttpClient { inner: build(true)?, fresh: build(false)?, config, redactor })
     }
 
     pub fn config(&self) -> &ClientConfig {
@@ -310,7 +314,7 @@ impl HttpClient {
             let method = reqwest::Method::from_bytes(req.method.as_bytes()).map_err(|_| {
                 ClientError::InvalidUrl(format!("invalid method {:?}", self.redactor.redact(&req.method)))
             })?;
-            let mut builder = self.inner.request(method, url.clone());
+            let mut headers = reqwest::header::HeaderMap::new();
             for (name, value) in &req.headers {
                 let n = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
                     ClientError::InvalidUrl(format!("invalid header name {:?}", self.redactor.redact(name)))
@@ -318,13 +322,27 @@ impl HttpClient {
                 let v = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
                     ClientError::InvalidUrl(format!("invalid value for header {:?}", self.redactor.redact(name)))
                 })?;
-                builder = builder.header(n, v);
+                headers.append(n, v);
             }
-            if let Some(body) = &req.body {
-                builder = builder.body(body.clone());
-            }
+            let build = |client: &reqwest::Client| {
+                let b = client.request(method.clone(), url.clone()).headers(headers.clone());
+                match &req.body {
+                    Some(body) => b.body(body.clone()),
+                    None => b,
+                }
+            };
             let remaining = deadline.saturating_duration_since(Instant::now());
-            let response = match tokio::time::timeout(remaining, builder.send()).await {
+            let mut sent = tokio::time::timeout(remaining, build(&self.inner).send()).await;
+            // A server may close a kept-alive connection (after an error answer, say) without
+            // saying so; the next request on it dies before any byte of the answer. That is the
+            // pool's doing, not the agent's answer: try once more on a connection of its own.
+            if let Ok(Err(e)) = &sent
+                && died_before_answer(e)
+            {
+                let remaining = deadline.saturating_duration_since(Instant::now());
+                sent = tokio::time::timeout(remaining, build(&self.fresh).send()).await;
+            }
+            let response = match sent {
                 Err(_) => return Err(ClientError::Timeout { limit }),
                 Ok(Err(e)) => return Err(self.classify(e, limit)),
                 Ok(Ok(r)) => r,
@@ -451,6 +469,34 @@ impl HttpClient {
             })
         }
     }
+}
+
+/// True when a request failed on its connection before any byte of the answer arrived: the
+/// connection was reset or closed under it (typically a pooled connection the server had dropped).
+fn died_before_answer(e: &reqwest::Error) -> bool {
+    if e.is_timeout() || e.is_builder() || e.is_redirect() || e.is_status() || e.is_body() || e.is_decode() {
+        return false;
+    }
+    let mut cur: Option<&dyn std::error::Error> = Some(e);
+    while let Some(err) = cur {
+        if let Some(io) = err.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+                    | std::io::ErrorKind::BrokenPipe
+                    | std::io::ErrorKind::UnexpectedEof
+            )
+        {
+            return true;
+        }
+        // hyper's "incomplete message": the connection closed before the response started.
+        if err.to_string().contains("connection closed before message completed") {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
 }
 
 /// An error and its sources, without the URL reqwest puts in front.
