@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::context::{CheckRun, StepFail, compact};
 use super::evidence::ToEvidence as _;
-use super::request::normalize_params;
+use super::request::{cut_by_kit, normalize_params};
 use super::states::is_terminal;
 use crate::client::http::{HttpRequest, StreamExchange};
 use crate::client::rpc::rpc_request;
@@ -42,6 +42,9 @@ async fn start_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<St
     let req = rpc_request(&run.ctx.rpc_url, &json!(step), "SendMessage", Some(params));
     let x = run.ctx.client.send(req).await.map_err(|e| StepFail::undecided(step, format!("request failed: {e}")))?;
     run.keep(x.to_evidence(Some(step), &run.ctx.redactor));
+    if x.truncated {
+        return Err(cut_by_kit(step, run.ctx.client.config().max_body_bytes));
+    }
     let v = x.json().map_err(|e| StepFail::violation(step, format!("SendMessage answer is not JSON: {e}")))?;
     v.pointer("/result/task/id").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
         StepFail::Violation(Failure {
@@ -254,6 +257,9 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
     let x =
         run.ctx.client.send(req).await.map_err(|e| StepFail::undecided("create", format!("request failed: {e}")))?;
     run.keep(x.to_evidence(Some("create"), &run.ctx.redactor));
+    if x.truncated {
+        return Err(cut_by_kit("create", run.ctx.client.config().max_body_bytes));
+    }
     let v = x.json().map_err(|e| StepFail::violation("create", format!("not JSON: {e}")))?;
     if v.get("result").is_none() {
         return Err(StepFail::violation("create", format!("creating the push config failed: {}", compact(&v))));

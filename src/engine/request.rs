@@ -167,12 +167,27 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
         let limits = stream_limits(run, step.expect_stream.as_ref());
         let x = run.ctx.client.send_streaming_with(req, &limits, None).await.map_err(transport)?;
         run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
+        if x.truncated {
+            return Err(cut_by_kit(&step.id, run.ctx.client.config().max_body_bytes));
+        }
         Ok(Answer::Stream(x))
     } else {
         let x = run.ctx.client.send(req).await.map_err(transport)?;
         run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
+        if x.truncated {
+            return Err(cut_by_kit(&step.id, run.ctx.client.config().max_body_bytes));
+        }
         Ok(Answer::Single(x))
     }
+}
+
+/// The kit stopped reading at its own cap: what it did not read it cannot grade, and the cap is
+/// the kit's choice, not a rule the agent broke.
+pub(crate) fn cut_by_kit(step: &str, cap: usize) -> StepFail {
+    StepFail::undecided(
+        step,
+        format!("the answer is longer than the kit reads (max_body_bytes = {cap} bytes), so it cannot be judged"),
+    )
 }
 
 fn raw_request(run: &CheckRun<'_>, step: &str, raw: &RawRequest) -> Result<HttpRequest, StepFail> {

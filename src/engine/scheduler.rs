@@ -54,8 +54,15 @@ async fn settled_outcome(
     ended.clone()
 }
 
+/// Profile whose checks run after all others (see [`run_all`]).
+const LAST_PROFILE: &str = "caps";
+
 /// Runs every check of the plan with at most `jobs` at a time, each bounded by `timeout`, emitting
 /// `CheckStarted` / `CheckFinished` through `sink`. Returns the results in plan order.
+///
+/// Hostile-input checks (profile `caps`) run after everything else: they may leave huge tasks
+/// behind that A2A gives no way to delete, and no later ListTasks should have to carry them.
+/// Synthetic checks come last of all: they judge what every other check received.
 pub async fn run_all(
     ctx: Arc<Ctx>,
     checks: Vec<PlannedCheck>,
@@ -68,67 +75,86 @@ pub async fn run_all(
     let total = checks.len();
     let ids: Vec<String> = checks.iter().map(|c| c.test.id.clone()).collect();
     let settled = settled_channels(&ids);
-    let mut synthetic = Vec::new();
+    let mut board = Board { ids, started: vec![false; total], results: vec![None; total] };
+    let (mut early, mut late, mut synthetic) = (Vec::new(), Vec::new(), Vec::new());
     for (i, check) in checks.into_iter().enumerate() {
         match &check.disposition {
             Disposition::Skip(reason, detail) => {
                 let r = CheckResult::skipped(&check.meta(), *reason, detail.clone());
                 publish(&settled, &r);
-                let _ = tx.send(Progress::Finished(i, Box::new(r)));
-                continue;
+                board.finish(i, r, sink);
             }
             Disposition::Invalid(why) => {
                 let failure = Failure { message: format!("suite data: {why}"), ..Failure::default() };
                 let r = CheckResult { failure: Some(failure), ..CheckResult::new(&check.meta(), Outcome::Error) };
                 publish(&settled, &r);
-                let _ = tx.send(Progress::Finished(i, Box::new(r)));
-                continue;
+                board.finish(i, r, sink);
             }
-            Disposition::Run if check.test.synthetic => {
-                synthetic.push((i, check));
-                continue;
-            }
-            Disposition::Run => {}
-        }
-        let (ctx, sem, tx, settled) = (ctx.clone(), sem.clone(), tx.clone(), settled.clone());
-        tokio::spawn(async move {
-            let permit = sem.acquire().await;
-            let _ = tx.send(Progress::Started(i));
-            let (mut result, cause) = run_check(&ctx, &check, timeout).await;
-            // Waiting for the cause holds no slot: the cause may still need one to run.
-            drop(permit);
-            if let Some(cause) = cause
-                && let Some((outcome, why)) = settled_outcome(&settled, &cause, timeout).await
-                && matches!(outcome, Outcome::Fail | Outcome::Warn | Outcome::Error)
-            {
-                let detail = ctx.redactor.redact(&format!("{cause} {}: {why}", outcome.as_str()));
-                let evidence = std::mem::take(&mut result.evidence);
-                let duration_ms = result.duration_ms;
-                result = CheckResult {
-                    evidence,
-                    duration_ms,
-                    depends_on: Some(cause),
-                    ..CheckResult::skipped(&check.meta(), SkipReason::DependsOnFailed, detail)
-                };
-            }
-            publish(&settled, &result);
-            let _ = tx.send(Progress::Finished(i, Box::new(result)));
-        });
-    }
-    drop(tx);
-    let mut board = Board { ids, started: vec![false; total], results: vec![None; total] };
-    while let Some(p) = rx.recv().await {
-        match p {
-            Progress::Started(i) => board.start(i, sink),
-            Progress::Finished(i, r) => board.finish(i, *r, sink),
+            Disposition::Run if check.test.synthetic => synthetic.push((i, check)),
+            Disposition::Run if check.profile == LAST_PROFILE => late.push((i, check)),
+            Disposition::Run => early.push((i, check)),
         }
     }
-    // Synthetic checks judge what every other check received, so they come last.
+    for phase in [early, late] {
+        let mut running = phase.len();
+        for (i, check) in phase {
+            let (ctx, sem, tx, settled) = (ctx.clone(), sem.clone(), tx.clone(), settled.clone());
+            tokio::spawn(async move {
+                let result = run_one(&ctx, &check, &sem, &tx, i, &settled, timeout).await;
+                let _ = tx.send(Progress::Finished(i, Box::new(result)));
+            });
+        }
+        while running > 0 {
+            match rx.recv().await {
+                Some(Progress::Started(i)) => board.start(i, sink),
+                Some(Progress::Finished(i, r)) => {
+                    board.finish(i, *r, sink);
+                    running -= 1;
+                }
+                // Every task holds a sender until it has reported; this cannot happen.
+                None => break,
+            }
+        }
+    }
     let received: Vec<CheckResult> = board.results.iter().flatten().cloned().collect();
     for (i, check) in synthetic {
         board.finish(i, decide_synthetic(&ctx, &check, &received), sink);
     }
     board.results.into_iter().flatten().collect()
+}
+
+/// One check in its slot; a check whose setup step failed waits, out of its slot, for how the
+/// check it defers to ended.
+async fn run_one(
+    ctx: &Ctx,
+    check: &PlannedCheck,
+    sem: &Semaphore,
+    tx: &mpsc::UnboundedSender<Progress>,
+    i: usize,
+    settled: &HashMap<String, Settled>,
+    timeout: Duration,
+) -> CheckResult {
+    let permit = sem.acquire().await;
+    let _ = tx.send(Progress::Started(i));
+    let (mut result, cause) = run_check(ctx, check, timeout).await;
+    // Waiting for the cause holds no slot: the cause may still need one to run.
+    drop(permit);
+    if let Some(cause) = cause
+        && let Some((outcome, why)) = settled_outcome(settled, &cause, timeout).await
+        && matches!(outcome, Outcome::Fail | Outcome::Warn | Outcome::Error)
+    {
+        let detail = ctx.redactor.redact(&format!("{cause} {}: {why}", outcome.as_str()));
+        let evidence = std::mem::take(&mut result.evidence);
+        let duration_ms = result.duration_ms;
+        result = CheckResult {
+            evidence,
+            duration_ms,
+            depends_on: Some(cause),
+            ..CheckResult::skipped(&check.meta(), SkipReason::DependsOnFailed, detail)
+        };
+    }
+    publish(settled, &result);
+    result
 }
 
 /// Which checks have started and how the finished ones ended, so that every check's
