@@ -103,6 +103,17 @@ pub struct CheckArgs {
     /// Public base URL of that receiver, when the agent reaches it through another address.
     #[arg(long)]
     pub webhook_url: Option<String>,
+    /// Also send requests to this host (repeatable): by default the kit talks only to the host of
+    /// URL, and a card whose interface is elsewhere is a finding.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+    /// Use this JSON-RPC endpoint instead of the card's interface URL (e.g. when the card
+    /// advertises https but the agent speaks plain HTTP, or names an internal host).
+    #[arg(long, value_name = "URL")]
+    pub rpc_url: Option<String>,
+    /// Bound on the whole run in seconds: checks still running or waiting then end as error.
+    #[arg(long, default_value_t = 600)]
+    pub deadline: u64,
     /// Print run events as JSON lines on stdout instead of the summary.
     #[arg(long)]
     pub json_lines: bool,
@@ -334,6 +345,9 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
         webhook_bind: args.webhook_bind,
         webhook_url: args.webhook_url.clone(),
         prompt: args.prompt.clone(),
+        allow_hosts: args.allow_hosts.clone(),
+        rpc_url: args.rpc_url.clone(),
+        deadline: std::time::Duration::from_secs(args.deadline.max(1)),
         ..CheckOptions::new(args.url.clone().unwrap_or_default())
     };
     let output = Output {

@@ -262,6 +262,7 @@ fn events() -> Vec<RunEvent> {
     }
     events.push(RunEvent::RunFinished {
         verdict: Verdict::NonConformant,
+        reasons: report().verdict.reasons,
         duration_ms: 1234,
         finished_at: "2026-01-31T12:00:02Z".into(),
     });

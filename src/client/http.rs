@@ -28,6 +28,9 @@ pub struct ClientConfig {
     /// Follow up to 3 redirects to the same scheme, host and port. Off: no redirect is followed.
     pub same_origin_redirects: bool,
     pub sse: SseLimits,
+    /// Hosts requests may go to (lower case); empty: any. A request elsewhere is refused before
+    /// anything is sent.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Default for ClientConfig {
@@ -39,6 +42,7 @@ impl Default for ClientConfig {
             headers: Vec::new(),
             same_origin_redirects: false,
             sse: SseLimits::default(),
+            allowed_hosts: Vec::new(),
         }
     }
 }
@@ -128,6 +132,9 @@ pub enum ClientError {
     /// Any other failure of the exchange.
     #[error("transport error: {0}")]
     Transport(String),
+    /// The URL's host is not one the user pointed the kit at.
+    #[error("not sent: {0} is not a host the kit was pointed at (see --allow-host)")]
+    HostNotAllowed(String),
 }
 
 fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
@@ -310,6 +317,10 @@ impl HttpClient {
                     "{:?} is not an absolute http(s) URL",
                     self.redactor.redact(url.as_str())
                 )));
+            }
+            let host = url.host_str().unwrap_or("").to_ascii_lowercase();
+            if !self.config.allowed_hosts.is_empty() && !self.config.allowed_hosts.contains(&host) {
+                return Err(ClientError::HostNotAllowed(self.redactor.redact(&host)));
             }
             let method = reqwest::Method::from_bytes(req.method.as_bytes()).map_err(|_| {
                 ClientError::InvalidUrl(format!("invalid method {:?}", self.redactor.redact(&req.method)))

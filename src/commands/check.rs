@@ -15,7 +15,9 @@ use crate::client::redact::Redactor;
 use crate::engine::behaviors;
 use crate::engine::context::Ctx;
 use crate::engine::evidence::ToEvidence as _;
-use crate::engine::scheduler;
+use crate::engine::guard::{CANARY_HEADER, Guard};
+use crate::engine::reach;
+use crate::engine::scheduler::{self, INTERFACE};
 use crate::engine::webhook::WebhookReceiver;
 use crate::report::files::{FileSink, Format};
 use crate::report::json::now_rfc3339;
@@ -72,6 +74,12 @@ pub struct CheckOptions {
     pub webhook_bind: SocketAddr,
     /// Public base URL of the receiver, when agents reach it through another address.
     pub webhook_url: Option<String>,
+    /// Hosts besides the target's that the kit may send to (a card's interface elsewhere).
+    pub allow_hosts: Vec<String>,
+    /// The JSON-RPC endpoint to use instead of the card's interface URL.
+    pub rpc_url: Option<String>,
+    /// Bound on the whole run: once reached, every check still running or waiting ends as error.
+    pub deadline: Duration,
 }
 
 impl CheckOptions {
@@ -92,6 +100,9 @@ impl CheckOptions {
             client: ClientConfig::default(),
             webhook_bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             webhook_url: None,
+            allow_hosts: Vec::new(),
+            rpc_url: None,
+            deadline: Duration::from_secs(600),
         }
     }
 }
@@ -149,26 +160,24 @@ pub async fn run_command(embedded: bool, behaviors: Option<Behaviors>, mut opts:
     if let Some(server) = mock {
         server.shutdown().await;
     }
-    match outcome {
-        Ok(report) => {
-            let mut code = report.verdict.exit_code;
-            for f in &files {
-                match f.outcome() {
-                    Some(Ok(p)) => eprintln!("wrote {}", p.display()),
-                    Some(Err(e)) => {
-                        eprintln!("error: {e}");
-                        code = 2;
-                    }
-                    None => {}
-                }
-            }
-            code
-        }
+    let mut code = match &outcome {
+        Ok(report) => report.verdict.exit_code,
         Err(e) => {
             eprintln!("error: {e}");
             e.exit_code()
         }
+    };
+    for f in &files {
+        match f.outcome() {
+            Some(Ok(p)) => eprintln!("wrote {}", p.display()),
+            Some(Err(e)) => {
+                eprintln!("error: {e}");
+                code = 2;
+            }
+            None => {}
+        }
     }
+    code
 }
 
 /// A run that could not happen; the message is for a person.
@@ -246,19 +255,43 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     let started = Instant::now();
     let started_at = now_rfc3339();
     let suites = load_suites(opts)?;
-    let redactor = Redactor::from_headers(&opts.client.headers);
+    let mut redactor = Redactor::from_headers(&opts.client.headers);
     let mut client_cfg = opts.client.clone();
     client_cfg.timeout = client_cfg.timeout.min(opts.timeout);
-    let client = HttpClient::new(client_cfg).map_err(|e| CheckError::Usage(e.to_string()))?;
-    let discovery = discovery::discover(&client, &opts.target).await.map_err(|e| match e {
-        DiscoveryError::Client(_) => {
-            CheckError::Unreachable(redactor.redact(&format!("cannot reach {}: {e}", opts.target)))
+    // The kit talks to the host the user named, the hosts they allowed, and their --rpc-url.
+    client_cfg.allowed_hosts = [Some(&opts.target), opts.rpc_url.as_ref()]
+        .into_iter()
+        .flatten()
+        .filter_map(|u| reach::host_of(u))
+        .chain(opts.allow_hosts.iter().map(|h| h.to_ascii_lowercase()))
+        .collect();
+    let client = HttpClient::new(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
+    let discovery = match discovery::discover(&client, &opts.target).await {
+        Ok(d) => d,
+        Err(e) => {
+            let err = match e {
+                DiscoveryError::Client(_) => {
+                    CheckError::Unreachable(redactor.redact(&format!("cannot reach {}: {e}", opts.target)))
+                }
+                DiscoveryError::InvalidTarget { .. } => CheckError::Usage(redactor.redact(&e.to_string())),
+                other => CheckError::NotAnAgent(
+                    redactor.redact(&format!("{} does not serve an A2A agent card: {other}", opts.target)),
+                ),
+            };
+            // Even a run that never got past the card leaves a report saying why.
+            let target = TargetInfo { url: opts.target.clone(), notes: vec![err.to_string()], ..TargetInfo::default() };
+            let info = run_info(opts, &suites, started_at, target);
+            sink.event(&RunEvent::RunStarted { info: Box::new(info), planned: Vec::new() });
+            let verdict = if err.exit_code() == 3 { Verdict::Inconclusive } else { Verdict::UsageError };
+            sink.event(&RunEvent::RunFinished {
+                verdict,
+                reasons: vec![err.to_string()],
+                duration_ms: started.elapsed().as_millis() as u64,
+                finished_at: now_rfc3339(),
+            });
+            return Err(err);
         }
-        DiscoveryError::InvalidTarget { .. } => CheckError::Usage(redactor.redact(&e.to_string())),
-        other => CheckError::NotAnAgent(
-            redactor.redact(&format!("{} does not serve an A2A agent card: {other}", opts.target)),
-        ),
-    })?;
+    };
     let sel = Selection {
         profiles: opts.profiles.clone(),
         only: opts.only.clone(),
@@ -285,14 +318,56 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     }
     // The legacy verdict is only ever decided above: against a 1.0 card it has nothing to say.
     let checks: Vec<PlannedCheck> = checks.into_iter().filter(|c| c.test.id != LEGACY_PEER).collect();
-    // A 1.0 card without a usable JSON-RPC interface is itself a finding: the card checks still run
-    // (and fail), the checks that need the interface end in `error`.
-    let iface = discovery.interface.clone();
     let mut notes = discovery.notes.clone();
-    if iface.is_none() {
-        notes.push("the card offers no A2A 1.0 JSON-RPC interface: only the card could be checked".into());
+    let tenant = discovery.interface.as_ref().and_then(|i| i.tenant.clone()).unwrap_or_default();
+    let mut rpc_url = opts.rpc_url.clone().or_else(|| discovery.interface.as_ref().map(|i| i.url.clone()));
+    // Whether the interface can be used at all is one finding (KIT-IFACE-001); the checks that need
+    // it then wait on that one instead of failing one by one.
+    let mut iface_problem = match &rpc_url {
+        None => Some("the card offers no A2A 1.0 JSON-RPC interface: only the card could be checked".to_owned()),
+        Some(url) => reach::refused_host(url, &client_cfg.allowed_hosts),
+    };
+    // Canaries: a credential-shaped value in every request, looked for in every answer.
+    let canaries = canaries(opts, &discovery.card);
+    for (_, value) in &canaries {
+        redactor.add(value);
+    }
+    client_cfg.headers.extend(canaries.iter().filter_map(|(place, value)| canary_header(place, value)));
+    let mut client = HttpClient::new(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
+    let mut canaries = canaries;
+    if iface_problem.is_none()
+        && let Some(url) = &rpc_url
+    {
+        match reach::probe(&client, url).await {
+            Ok(x) if matches!(x.status, 401 | 403) && canaries.iter().any(|(p, _)| p == AUTH_CANARY) => {
+                // The agent objects to the kit's invented credential: drop it, keep the rest.
+                notes.push(format!(
+                    "the agent answered HTTP {} to a random Authorization; that canary is not sent",
+                    x.status
+                ));
+                let dropped: Vec<String> =
+                    canaries.iter().filter(|(p, _)| p == AUTH_CANARY).map(|(_, v)| v.clone()).collect();
+                canaries.retain(|(p, _)| p != AUTH_CANARY);
+                client_cfg.headers.retain(|(n, v)| !(n.eq_ignore_ascii_case("authorization") && dropped.contains(v)));
+                client = HttpClient::new(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
+            }
+            Ok(_) => {}
+            Err(why) => iface_problem = Some(redactor.redact(&why)),
+        }
+    }
+    if let Some(why) = &iface_problem {
+        notes.push(why.clone());
+        rpc_url = None;
     }
     let mut checks = checks;
+    if iface_problem.is_some() {
+        for c in checks.iter_mut().filter(|c| c.disposition == Disposition::Run && plan::uses_interface(&c.test)) {
+            c.disposition = Disposition::Blocked {
+                cause: INTERFACE.into(),
+                detail: format!("{INTERFACE}: the interface cannot be used"),
+            };
+        }
+    }
     let webhook = if checks.iter().any(needs_webhook) {
         Some(Arc::new(WebhookReceiver::start(opts.webhook_bind, opts.webhook_url.clone()).await.map_err(|e| {
             CheckError::Usage(format!("cannot start the webhook receiver on {}: {e}", opts.webhook_bind))
@@ -304,8 +379,8 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     let ctx = Arc::new(Ctx {
         client,
         redactor,
-        rpc_url: iface.as_ref().map(|i| i.url.clone()).unwrap_or_default(),
-        tenant: iface.as_ref().and_then(|i| i.tenant.clone()).unwrap_or_default(),
+        rpc_url: rpc_url.unwrap_or_default(),
+        tenant,
         base_url: origin_of(&discovery.card_url),
         discovery,
         webhook,
@@ -314,15 +389,72 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         behaviors: opts.behaviors.clone(),
         prompt: opts.prompt.clone(),
         wire: Mutex::new(Vec::new()),
+        guard: Guard::new(canaries),
+        interface_problem: iface_problem,
     });
+    let deadline = {
+        let ctx = ctx.clone();
+        let limit = opts.deadline;
+        tokio::spawn(async move {
+            tokio::time::sleep(limit).await;
+            ctx.guard.stop(format!("the run deadline ({} s, --deadline) was reached", limit.as_secs()));
+        })
+    };
     let mut target = target;
     refute_mapped_behaviors(&ctx, &mut checks, &mut target.notes, opts.timeout).await;
     let info = run_info(opts, &suites, started_at, target);
     let planned = checks.iter().map(|c| c.test.id.clone()).collect();
     sink.event(&RunEvent::RunStarted { info: Box::new(info), planned });
     let results = scheduler::run_all(ctx, checks, opts.jobs, opts.timeout, sink).await;
+    deadline.abort();
     finish(sink, &results, started);
     Ok(())
+}
+
+/// Where the Authorization canary goes (also its label in findings).
+const AUTH_CANARY: &str = "the Authorization header";
+
+/// Header names that carry credentials: their values are what an agent must treat as secrets.
+fn is_credential_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    ["authorization", "proxy-authorization", "cookie"].contains(&n.as_str())
+        || ["token", "secret", "api-key", "apikey", "auth"].iter().any(|w| n.contains(w))
+}
+
+/// The values the kit looks for in every answer, with where each was sent: the user's credential
+/// headers (values of 8 bytes or more: shorter ones occur by chance), else, when the card asks for
+/// no authentication, an invented bearer token; and always a canary in a header of its own.
+fn canaries(opts: &CheckOptions, card: &serde_json::Value) -> Vec<(String, String)> {
+    let random = || format!("kit-canary-{}", uuid::Uuid::new_v4().simple());
+    let mut out: Vec<(String, String)> = opts
+        .client
+        .headers
+        .iter()
+        .filter(|(n, v)| is_credential_header(n) && v.len() >= 8)
+        .map(|(n, v)| (format!("your {n} header"), v.clone()))
+        .collect();
+    let asks_auth = |k: &str| {
+        card.get(k).is_some_and(|v| {
+            v.as_object().is_some_and(|o| !o.is_empty()) || v.as_array().is_some_and(|a| !a.is_empty())
+        })
+    };
+    let has_auth = opts.client.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("authorization"));
+    if !has_auth && !asks_auth("securitySchemes") && !asks_auth("securityRequirements") {
+        out.push((AUTH_CANARY.into(), format!("Bearer {}", random())));
+    }
+    out.push((format!("the {CANARY_HEADER} header"), random()));
+    out
+}
+
+/// The request header that carries a canary the kit invented (the user's own are sent already).
+fn canary_header(place: &str, value: &str) -> Option<(String, String)> {
+    if place == AUTH_CANARY {
+        Some(("Authorization".into(), value.into()))
+    } else if place == format!("the {CANARY_HEADER} header") {
+        Some((CANARY_HEADER.into(), value.into()))
+    } else {
+        None
+    }
 }
 
 /// Tries each mapped behaviour the planned checks need; a behaviour the agent does not do is
@@ -356,8 +488,10 @@ fn needs_webhook(c: &PlannedCheck) -> bool {
 }
 
 fn finish(sink: &mut (dyn Sink + Send), results: &[CheckResult], started: Instant) {
+    let (verdict, reasons) = Verdict::decide(results);
     sink.event(&RunEvent::RunFinished {
-        verdict: Verdict::decide(results).0,
+        verdict,
+        reasons,
         duration_ms: started.elapsed().as_millis() as u64,
         finished_at: now_rfc3339(),
     });

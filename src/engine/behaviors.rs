@@ -50,7 +50,7 @@ async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> 
     if streaming {
         let req = rpc_stream_request(&ctx.rpc_url, &id, "SendStreamingMessage", Some(params));
         let limits = crate::sse::SseLimits { total_timeout: ctx.patience, ..ctx.client.config().sse.clone() };
-        let x = ctx.client.send_streaming_with(req, &limits, None).await.map_err(|e| e.to_string())?;
+        let x = ctx.exchange_stream("behaviour map", req, &limits, None).await?;
         if !x.is_sse() {
             return Err(format!("the answer is not an event stream (HTTP {})", x.status));
         }
@@ -93,11 +93,7 @@ async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> 
 
 async fn send(ctx: &Ctx, params: Value) -> Result<Value, String> {
     let id = json!(format!("kit-confirm-{}", uuid::Uuid::new_v4().simple()));
-    let x = ctx
-        .client
-        .send(rpc_request(&ctx.rpc_url, &id, "SendMessage", Some(params)))
-        .await
-        .map_err(|e| e.to_string())?;
+    let x = ctx.exchange("behaviour map", rpc_request(&ctx.rpc_url, &id, "SendMessage", Some(params))).await?;
     let v = x.json().map_err(|e| ctx.redactor.redact(&e))?;
     if let Some(err) = v.get("error") {
         return Err(format!("the agent answered with error {}", compact(err)));

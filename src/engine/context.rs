@@ -7,11 +7,13 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::guard::Guard;
 use super::webhook::WebhookReceiver;
 use crate::client::discovery::Discovery;
-use crate::client::http::HttpClient;
+use crate::client::http::{HttpClient, HttpExchange, HttpRequest, StreamExchange};
 use crate::client::redact::Redactor;
 use crate::report::{Evidence, Failure, SkipReason};
+use crate::sse::SseLimits;
 use crate::suite::assert::Mismatch;
 use crate::suite::behaviors::Behaviors;
 use crate::suite::schema;
@@ -49,6 +51,44 @@ pub struct Ctx {
     pub prompt: String,
     /// Schema violations seen in any answer, for the synthetic WIRE-SCHEMA check.
     pub wire: Mutex<Vec<WireViolation>>,
+    /// The circuit breaker, the run deadline and the canaries.
+    pub guard: Guard,
+    /// Why the JSON-RPC interface cannot be used (another host, unreachable, none on the card);
+    /// decides KIT-IFACE-001.
+    pub interface_problem: Option<String>,
+}
+
+impl Ctx {
+    /// Sends through the guard: refused once the run has stopped; every outcome counts toward the
+    /// circuit breaker; every answer is searched for the canaries.
+    pub async fn exchange(&self, origin: &str, req: HttpRequest) -> Result<HttpExchange, String> {
+        if let Some(why) = self.guard.stopped() {
+            return Err(why);
+        }
+        let x = self.client.send(req).await;
+        self.guard.record(&x);
+        let x = x.map_err(|e| format!("request failed: {e}"))?;
+        self.guard.scan_exchange(origin, &x);
+        Ok(x)
+    }
+
+    /// [`Ctx::exchange`] for an answer that may be an event stream.
+    pub async fn exchange_stream(
+        &self,
+        origin: &str,
+        req: HttpRequest,
+        limits: &SseLimits,
+        stop_after: Option<usize>,
+    ) -> Result<StreamExchange, String> {
+        if let Some(why) = self.guard.stopped() {
+            return Err(why);
+        }
+        let x = self.client.send_streaming_with(req, limits, stop_after).await;
+        self.guard.record(&x);
+        let x = x.map_err(|e| format!("request failed: {e}"))?;
+        self.guard.scan_stream(origin, &x);
+        Ok(x)
+    }
 }
 
 /// One answer that did not match the spec schema.
@@ -127,6 +167,24 @@ impl CheckRun<'_> {
                 wire.push(WireViolation { origin: format!("{} / {step}", self.id), def: def.into(), pointer, message });
             }
         }
+    }
+
+    /// Sends a request of this check's step through the guard.
+    pub(crate) async fn exchange(&self, step: &str, req: HttpRequest) -> Result<HttpExchange, StepFail> {
+        self.ctx.exchange(&format!("{} / {step}", self.id), req).await.map_err(|e| StepFail::undecided(step, e))
+    }
+
+    pub(crate) async fn exchange_stream(
+        &self,
+        step: &str,
+        req: HttpRequest,
+        limits: &SseLimits,
+        stop_after: Option<usize>,
+    ) -> Result<StreamExchange, StepFail> {
+        self.ctx
+            .exchange_stream(&format!("{} / {step}", self.id), req, limits, stop_after)
+            .await
+            .map_err(|e| StepFail::undecided(step, e))
     }
 
     /// Renders suite data with the check's variables; a template error is the suite's fault.

@@ -40,7 +40,7 @@ fn message(text: &str) -> Value {
 async fn start_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<String, StepFail> {
     let params = normalize_params("send_message", message(text), &run.ctx.tenant, &run.ctx.behaviors);
     let req = rpc_request(&run.ctx.rpc_url, &json!(step), "SendMessage", Some(params));
-    let x = run.ctx.client.send(req).await.map_err(|e| StepFail::undecided(step, format!("request failed: {e}")))?;
+    let x = run.exchange(step, req).await?;
     run.keep(x.to_evidence(Some(step), &run.ctx.redactor));
     if x.truncated {
         return Err(cut_by_kit(step, run.ctx.client.config().max_body_bytes));
@@ -90,11 +90,7 @@ async fn subscribe_full(
     }
     let limits =
         SseLimits { total_timeout: run.ctx.patience + Duration::from_secs(5), ..run.ctx.client.config().sse.clone() };
-    run.ctx
-        .client
-        .send_streaming_with(req, &limits, stop_after)
-        .await
-        .map_err(|e| StepFail::undecided(step, format!("request failed: {e}")))
+    run.exchange_stream(step, req, &limits, stop_after).await
 }
 
 /// A stream's events as (SSE id, JSON-RPC result).
@@ -254,8 +250,7 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
         &run.ctx.behaviors,
     );
     let req = rpc_request(&run.ctx.rpc_url, &json!("create"), "CreateTaskPushNotificationConfig", Some(cfg));
-    let x =
-        run.ctx.client.send(req).await.map_err(|e| StepFail::undecided("create", format!("request failed: {e}")))?;
+    let x = run.exchange("create", req).await?;
     run.keep(x.to_evidence(Some("create"), &run.ctx.redactor));
     if x.truncated {
         return Err(cut_by_kit("create", run.ctx.client.config().max_body_bytes));

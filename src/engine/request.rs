@@ -162,17 +162,16 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
     };
     let extra = rendered_headers(run, &step.id, &step.headers)?;
     apply_headers(&mut req, &extra);
-    let transport = |e: crate::client::http::ClientError| StepFail::undecided(&step.id, format!("request failed: {e}"));
     if streaming {
         let limits = stream_limits(run, step.expect_stream.as_ref());
-        let x = run.ctx.client.send_streaming_with(req, &limits, None).await.map_err(transport)?;
+        let x = run.exchange_stream(&step.id, req, &limits, None).await?;
         run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
         if x.truncated {
             return Err(cut_by_kit(&step.id, run.ctx.client.config().max_body_bytes));
         }
         Ok(Answer::Stream(x))
     } else {
-        let x = run.ctx.client.send(req).await.map_err(transport)?;
+        let x = run.exchange(&step.id, req).await?;
         run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
         if x.truncated {
             return Err(cut_by_kit(&step.id, run.ctx.client.config().max_body_bytes));

@@ -18,6 +18,12 @@ use crate::suite::template::Vars;
 
 /// Id of the synthetic check that validates every payload received against the spec schema.
 pub const WIRE_SCHEMA: &str = "WIRE-SCHEMA";
+/// Synthetic: the JSON-RPC interface can be used (on an allowed host, and answering).
+pub const INTERFACE: &str = "KIT-IFACE-001";
+/// Synthetic: no answer carries a credential the kit sent (the user's, or its invented one).
+pub const SECRET_CREDENTIAL: &str = "KIT-SECRET-010";
+/// Synthetic: no answer carries the canary the kit sends in a header of its own.
+pub const SECRET_HEADER: &str = "KIT-SECRET-011";
 
 enum Progress {
     Started(usize),
@@ -90,6 +96,14 @@ pub async fn run_all(
                 publish(&settled, &r);
                 board.finish(i, r, sink);
             }
+            Disposition::Blocked { cause, detail } => {
+                let r = CheckResult {
+                    depends_on: Some(cause.clone()),
+                    ..CheckResult::skipped(&check.meta(), SkipReason::DependsOnFailed, detail.clone())
+                };
+                publish(&settled, &r);
+                board.finish(i, r, sink);
+            }
             Disposition::Run if check.test.synthetic => synthetic.push((i, check)),
             Disposition::Run if check.profile == LAST_PROFILE => late.push((i, check)),
             Disposition::Run => early.push((i, check)),
@@ -136,7 +150,14 @@ async fn run_one(
 ) -> CheckResult {
     let permit = sem.acquire().await;
     let _ = tx.send(Progress::Started(i));
-    let (mut result, cause) = run_check(ctx, check, timeout).await;
+    let (mut result, cause) = match ctx.guard.stopped() {
+        // The agent stopped answering or the run ran out of time: nothing more is sent.
+        Some(why) => (stopped_result(check, why), None),
+        None => tokio::select! {
+            r = run_check(ctx, check, timeout) => r,
+            why = ctx.guard.wait_stop() => (stopped_result(check, why), None),
+        },
+    };
     // Waiting for the cause holds no slot: the cause may still need one to run.
     drop(permit);
     if let Some(cause) = cause
@@ -177,6 +198,13 @@ impl Board {
         self.start(i, sink);
         sink.event(&RunEvent::CheckFinished(Box::new(r.clone())));
         self.results[i] = Some(r);
+    }
+}
+
+fn stopped_result(check: &PlannedCheck, why: String) -> CheckResult {
+    CheckResult {
+        failure: Some(Failure { message: why, ..Failure::default() }),
+        ..CheckResult::new(&check.meta(), Outcome::Error)
     }
 }
 
@@ -246,6 +274,15 @@ fn decide_synthetic(ctx: &Ctx, check: &PlannedCheck, others: &[CheckResult]) -> 
     let meta = check.meta();
     match meta.id.as_str() {
         WIRE_SCHEMA => wire_schema(ctx, &meta, others),
+        INTERFACE => match &ctx.interface_problem {
+            None => CheckResult::new(&meta, Outcome::Pass),
+            Some(why) => CheckResult {
+                failure: Some(Failure { message: why.clone(), ..Failure::default() }),
+                ..CheckResult::new(&meta, Outcome::Error)
+            },
+        },
+        SECRET_CREDENTIAL => leaks(ctx, &meta, |place| place != CANARY_PLACE),
+        SECRET_HEADER => leaks(ctx, &meta, |place| place == CANARY_PLACE),
         other => CheckResult {
             failure: Some(Failure {
                 message: format!("{other} is declared synthetic, but the engine computes no such check"),
@@ -254,6 +291,39 @@ fn decide_synthetic(ctx: &Ctx, check: &PlannedCheck, others: &[CheckResult]) -> 
             ..CheckResult::new(&meta, Outcome::Error)
         },
     }
+}
+
+/// Where the header canary is sent; every other canary is a credential.
+const CANARY_PLACE: &str = "the X-A2A-Conform-Canary header";
+
+/// Judges the canaries sent to places `which` picks: pass when no answer carried one.
+fn leaks(ctx: &Ctx, meta: &crate::report::CheckMeta, which: impl Fn(&str) -> bool) -> CheckResult {
+    if !ctx.guard.canary_places().iter().any(|p| which(p)) {
+        return CheckResult::skipped(meta, SkipReason::CredentialsNotSupplied, "no such value was sent in this run");
+    }
+    let found: Vec<_> = ctx.guard.leaks().into_iter().filter(|l| which(&l.canary)).collect();
+    let Some(first) = found.first() else {
+        return CheckResult::new(meta, Outcome::Pass);
+    };
+    let shown: Vec<String> =
+        found.iter().take(8).map(|l| format!("{}: {} came back in the {}", l.origin, l.canary, l.place)).collect();
+    CheckResult::violated(
+        meta,
+        ctx.strict,
+        Failure {
+            message: format!(
+                "{} answer(s) carried a value the kit sent as a secret; first: {} in {} ({})",
+                found.len(),
+                first.canary,
+                first.place,
+                first.origin
+            ),
+            step_id: None,
+            pointer: None,
+            expected: Some("no answer contains a credential the request carried".into()),
+            actual: Some(shown.join("\n")),
+        },
+    )
 }
 
 fn wire_schema(ctx: &Ctx, meta: &crate::report::CheckMeta, others: &[CheckResult]) -> CheckResult {

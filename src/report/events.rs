@@ -18,6 +18,8 @@ pub enum RunEvent {
     CheckFinished(Box<CheckResult>),
     RunFinished {
         verdict: Verdict,
+        /// Why: the failed or undecided checks, or what kept the run from checking anything.
+        reasons: Vec<String>,
         duration_ms: u64,
         /// RFC 3339 UTC, whole seconds: every rendering of one run carries the same time.
         finished_at: String,

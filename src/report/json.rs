@@ -303,10 +303,13 @@ impl Sink for Collector {
             }
             RunEvent::CheckStarted { .. } => {}
             RunEvent::CheckFinished(r) => self.results.push((**r).clone()),
-            RunEvent::RunFinished { duration_ms, finished_at, .. } => {
+            RunEvent::RunFinished { verdict, reasons, duration_ms, finished_at } => {
                 let info = self.info.clone().unwrap_or_default();
                 let mut report = build_report(&info, &self.ordered(), *duration_ms);
                 report.generated_at.clone_from(finished_at);
+                // The engine decided; a run that never got to its checks says why here.
+                report.verdict =
+                    VerdictInfo { status: *verdict, exit_code: verdict.exit_code(), reasons: reasons.clone() };
                 self.report = Some(report);
             }
         }
@@ -362,6 +365,7 @@ mod tests {
         assert!(c.report().is_none());
         c.event(&RunEvent::RunFinished {
             verdict: Verdict::Conformant,
+            reasons: vec!["all 3 graded scored checks passed or warned".into()],
             duration_ms: 3,
             finished_at: "2026-01-31T12:00:00Z".into(),
         });

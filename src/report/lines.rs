@@ -19,9 +19,10 @@ pub fn event_to_json(ev: &RunEvent) -> Value {
         }),
         RunEvent::CheckStarted { id } => json!({"event": "check_started", "id": id}),
         RunEvent::CheckFinished(result) => json!({"event": "check_finished", "result": result}),
-        RunEvent::RunFinished { verdict, duration_ms, finished_at } => json!({
+        RunEvent::RunFinished { verdict, reasons, duration_ms, finished_at } => json!({
             "event": "run_finished",
             "verdict": verdict,
+            "reasons": reasons,
             "exit_code": verdict.exit_code(),
             "duration_ms": duration_ms,
             "finished_at": finished_at,
@@ -88,7 +89,12 @@ mod tests {
         sink.event(&RunEvent::RunStarted { info: Box::default(), planned: vec!["a".into()] });
         sink.event(&RunEvent::CheckStarted { id: "a".into() });
         sink.event(&RunEvent::CheckFinished(Box::new(CheckResult::new(&meta, Outcome::Pass))));
-        sink.event(&RunEvent::RunFinished { verdict: Verdict::Conformant, duration_ms: 3, finished_at: "t".into() });
+        sink.event(&RunEvent::RunFinished {
+            verdict: Verdict::Conformant,
+            reasons: vec![],
+            duration_ms: 3,
+            finished_at: "t".into(),
+        });
         let out = String::from_utf8(sink.finish().unwrap()).unwrap();
         let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(lines.len(), 4);

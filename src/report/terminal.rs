@@ -105,9 +105,33 @@ pub fn render(report: &Report, color: bool) -> String {
         .iter()
         .flat_map(|o| report.checks().filter(move |r| r.outcome == *o))
         .collect();
+    // Errors with one cause (an unresponsive agent, the run deadline) are one story, told once.
+    let mut same_error: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for r in findings.iter().filter(|r| r.outcome == Outcome::Error) {
+        if let Some(f) = &r.failure {
+            same_error.entry(f.message.as_str()).or_default().push(r.id.as_str());
+        }
+    }
     if !findings.is_empty() {
         let _ = writeln!(out, "{}", p.paint(BOLD, &format!("Findings ({})", findings.len())));
         for r in findings {
+            let shared = r
+                .failure
+                .as_ref()
+                .filter(|_| r.outcome == Outcome::Error)
+                .and_then(|f| same_error.get(f.message.as_str()))
+                .filter(|ids| ids.len() > 1);
+            if let Some(ids) = shared {
+                if ids[0] != r.id {
+                    continue;
+                }
+                finding(&mut out, r, &p);
+                let text = format!("{} more check(s) ended the same way: {}", ids.len() - 1, ids[1..].join(", "));
+                for line in wrap(&text, WIDTH - INDENT.len()) {
+                    let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &line));
+                }
+                continue;
+            }
             finding(&mut out, r, &p);
             // One broken prerequisite is one story: the checks it left undecided are named here.
             let dependents: Vec<&str> = report

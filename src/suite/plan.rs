@@ -36,6 +36,23 @@ pub enum Disposition {
     Skip(SkipReason, String),
     /// Its suite data cannot be read as written (file, JSON pointer, why): it cannot be decided.
     Invalid(String),
+    /// It needs what another check found broken (`cause`), so it cannot be decided.
+    Blocked {
+        cause: String,
+        detail: String,
+    },
+}
+
+/// True when the check talks to the agent's JSON-RPC interface (anything but the card).
+pub fn uses_interface(test: &Test) -> bool {
+    if let Some(p) = &test.probe {
+        return p != "card_conditional_get";
+    }
+    test.steps.iter().any(|s| {
+        let to_card = s.operation.as_deref() == Some("get_agent_card")
+            || s.raw.as_ref().is_some_and(|r| r.path.starts_with("/.well-known/") || r.path.starts_with("http"));
+        (s.operation.is_some() || s.raw.is_some()) && !to_card
+    })
 }
 
 impl PlannedCheck {

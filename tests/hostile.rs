@@ -1,0 +1,250 @@
+//! A run against a hostile or broken server always ends, bounded in time and memory, with a report,
+//! and never sends a request where the user did not point the kit. Each server here is one way an
+//! agent goes wrong on the wire; every run uses `--timeout 10` and must end within 30 s.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use a2a_conform::commands::check::{self, CheckError, CheckOptions};
+use a2a_conform::report::{Collector, Outcome, Report, Sink};
+use axum::Router;
+use axum::body::Body;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get};
+use futures::stream;
+
+/// The bound the issue sets for a hostile run with `--timeout 10`.
+const BOUND: Duration = Duration::from_secs(30);
+
+async fn serve(router: Router) -> (String, SocketAddr) {
+    let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    (format!("http://{addr}"), addr)
+}
+
+/// A card whose JSON-RPC interface is `rpc_url`.
+fn card(rpc_url: &str) -> String {
+    serde_json::json!({
+        "name": "hostile", "description": "a hostile agent", "version": "1.0.0",
+        "supportedInterfaces": [{"url": rpc_url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": true, "pushNotifications": false},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "s", "tags": ["t"]}]
+    })
+    .to_string()
+}
+
+/// A server that serves `card(rpc)` at the well-known path and answers `/rpc` with `rpc`.
+async fn agent(rpc: axum::routing::MethodRouter, interface: impl Fn(&str) -> String) -> String {
+    let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let card_body = card(&interface(&base));
+    let router = Router::new()
+        .route(
+            "/.well-known/agent-card.json",
+            get(move || {
+                let b = card_body.clone();
+                async move { ([(header::CONTENT_TYPE, "application/json")], b) }
+            }),
+        )
+        .route("/rpc", rpc);
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    base
+}
+
+/// Counts every connection made to it: the host the kit must never talk to.
+async fn bystander() -> (SocketAddr, Arc<AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    tokio::spawn(async move {
+        while let Ok((_sock, _)) = listener.accept().await {
+            h.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    (addr, hits)
+}
+
+struct Run {
+    elapsed: Duration,
+    report: Option<Report>,
+    error: Option<CheckError>,
+}
+
+async fn check_with_timeout_10(url: &str) -> Run {
+    let opts =
+        CheckOptions { timeout: Duration::from_secs(10), patience: Duration::from_secs(10), ..CheckOptions::new(url) };
+    let started = Instant::now();
+    // The collector stands for the report files: every sink sees the same events.
+    let mut collector = Collector::new();
+    let result = tokio::time::timeout(BOUND + Duration::from_secs(30), async {
+        let mut sink: Vec<&mut (dyn Sink + Send)> = vec![&mut collector];
+        check::run(&opts, &mut sink).await
+    })
+    .await
+    .expect("the run ended at all");
+    Run { elapsed: started.elapsed(), report: collector.into_report(), error: result.err() }
+}
+
+fn assert_bounded(what: &str, run: &Run) {
+    println!("{what}: {:.1} s", run.elapsed.as_secs_f64());
+    assert!(run.elapsed <= BOUND, "{what}: the run took {:?}", run.elapsed);
+    assert!(run.report.is_some(), "{what}: no report was produced");
+}
+
+fn outcome_of(report: &Report, id: &str) -> Outcome {
+    report.checks().find(|c| c.id == id).map(|c| c.outcome).unwrap_or_else(|| panic!("{id} not reported"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_hostile_server_ends_in_30_s_with_a_report_and_no_request_elsewhere() {
+    let (elsewhere, hits) = bystander().await;
+
+    // 1. The card is fine; the interface accepts connections and never answers.
+    let silent = agent(any(std::future::pending::<&'static str>), |b| format!("{b}/rpc")).await;
+    // 2. The interface answers 200 with a chunked body that never ends.
+    let endless_body = agent(
+        any(|| async {
+            let s = stream::unfold((), |()| async {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                Some((Ok::<_, std::io::Error>(bytes::Bytes::from_static(b" ")), ()))
+            });
+            ([(header::CONTENT_TYPE, "application/json")], Body::from_stream(s))
+        }),
+        |b| format!("{b}/rpc"),
+    )
+    .await;
+    // 3. The interface answers everything with an event stream that never ends.
+    let endless_sse = agent(
+        any(|| async {
+            let s = stream::unfold(0u64, |n| async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                let ev = format!("id: {n}\ndata: {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{}}}}\n\n");
+                Some((Ok::<_, std::io::Error>(bytes::Bytes::from(ev)), n + 1))
+            });
+            ([(header::CONTENT_TYPE, "text/event-stream")], Body::from_stream(s))
+        }),
+        |b| format!("{b}/rpc"),
+    )
+    .await;
+    // 4. The card's interface names another host (the bystander, reached as "localhost").
+    let other_host = agent(any(|| async { "{}" }), move |_| format!("http://localhost:{}/rpc", elsewhere.port())).await;
+    // 5. The card advertises https on a port that speaks plain HTTP.
+    let plain_tls = agent(any(|| async { "{}" }), |b| format!("{}/rpc", b.replace("http://", "https://"))).await;
+    // 6. The card URL redirects to another host.
+    let redirect_target = format!("http://localhost:{}/.well-known/agent-card.json", elsewhere.port());
+    let (redirect, _) = serve(Router::new().route(
+        "/.well-known/agent-card.json",
+        get(move || {
+            let to = redirect_target.clone();
+            async move {
+                Response::builder().status(StatusCode::FOUND).header(header::LOCATION, to).body(Body::empty()).unwrap()
+            }
+        }),
+    ))
+    .await;
+    // 8. The interface answers a few requests, then goes silent for good.
+    let answered = Arc::new(AtomicUsize::new(0));
+    let goes_silent = agent(
+        any(move || {
+            let n = answered.fetch_add(1, Ordering::SeqCst);
+            async move {
+                if n >= 3 {
+                    std::future::pending::<()>().await;
+                }
+                (
+                    [(header::CONTENT_TYPE, "application/json")],
+                    r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"no"}}"#,
+                )
+            }
+        }),
+        |b| format!("{b}/rpc"),
+    )
+    .await;
+    // 7. The interface answers with a 1 GiB body.
+    let huge = agent(
+        any(|| async {
+            let chunk = bytes::Bytes::from(vec![b'x'; 1 << 20]);
+            let s = stream::iter((0..1024).map(move |_| Ok::<_, std::io::Error>(chunk.clone())));
+            ([(header::CONTENT_TYPE, "application/json")], Body::from_stream(s)).into_response()
+        }),
+        |b| format!("{b}/rpc"),
+    )
+    .await;
+
+    let (r1, r2, r3, r4, r5, r6, r7, r8) = tokio::join!(
+        check_with_timeout_10(&silent),
+        check_with_timeout_10(&endless_body),
+        check_with_timeout_10(&endless_sse),
+        check_with_timeout_10(&other_host),
+        check_with_timeout_10(&plain_tls),
+        check_with_timeout_10(&redirect),
+        check_with_timeout_10(&huge),
+        check_with_timeout_10(&goes_silent),
+    );
+
+    // An interface that never completes an answer is found out by the first call: one finding,
+    // and every check that needs it is left undecided on that account.
+    for (what, run) in [("silent interface", &r1), ("endless body", &r2), ("endless SSE", &r3)] {
+        assert_bounded(what, run);
+        let report = run.report.as_ref().unwrap();
+        assert_eq!(report.verdict.exit_code, 3, "{what}: {:?}", report.verdict);
+        assert_eq!(outcome_of(report, "KIT-IFACE-001"), Outcome::Error, "{what}");
+        let blocked = report.checks().filter(|c| c.depends_on.as_deref() == Some("KIT-IFACE-001")).count();
+        assert!(blocked > 50, "{what}: {blocked} checks wait on the one finding");
+    }
+    // One that stops answering mid-run trips the circuit breaker: the rest end at once.
+    assert_bounded("goes silent", &r8);
+    let report = r8.report.as_ref().unwrap();
+    // Its first answers were wrong (every call got -32001), so a check may have failed on them.
+    assert!(matches!(report.verdict.exit_code, 1 | 3), "{:?}", report.verdict);
+    let unresponsive = report
+        .checks()
+        .filter(|c| c.failure.as_ref().is_some_and(|f| f.message.starts_with("agent unresponsive")))
+        .count();
+    assert!(unresponsive > 50, "the breaker ended the rest at once ({unresponsive} checks)");
+
+    assert_bounded("interface on another host", &r4);
+    let report = r4.report.as_ref().unwrap();
+    assert_eq!(outcome_of(report, "KIT-IFACE-001"), Outcome::Error);
+    let why = &report.checks().find(|c| c.id == "KIT-IFACE-001").unwrap().failure.as_ref().unwrap().message;
+    assert!(why.contains("--allow-host localhost"), "{why}");
+    assert_eq!(report.verdict.exit_code, 3);
+    let errors = report.checks().filter(|c| c.outcome == Outcome::Error).count();
+    assert_eq!(errors, 1, "one finding, not one error per check");
+
+    assert_bounded("https on a plain port", &r5);
+    let report = r5.report.as_ref().unwrap();
+    let why = &report.checks().find(|c| c.id == "KIT-IFACE-001").unwrap().failure.as_ref().unwrap().message;
+    assert!(why.contains("--rpc-url"), "{why}");
+    assert_eq!(report.verdict.exit_code, 3);
+
+    assert_bounded("redirect to another host", &r6);
+    assert_eq!(r6.report.as_ref().unwrap().verdict.exit_code, 3);
+    assert!(matches!(r6.error, Some(CheckError::Unreachable(_))), "{:?}", r6.error.as_ref().map(|e| e.to_string()));
+
+    assert_bounded("1 GiB body", &r7);
+    let report = r7.report.as_ref().unwrap();
+    let cut =
+        report.checks().filter(|c| c.failure.as_ref().is_some_and(|f| f.message.contains("max_body_bytes"))).count();
+    assert!(cut > 0, "a body cut at the kit's cap is named as such");
+    assert_eq!(report.checks().filter(|c| c.outcome == Outcome::Fail && c.id == "JSONRPC-ENV-001").count(), 0);
+
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "a request reached a host the kit was not pointed at");
+
+    // Bounded memory: the 1 GiB answers and endless streams were read under the kit's caps.
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if let Some(kb) = status.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)) {
+        let peak_mib = kb.parse::<u64>().unwrap_or(0) / 1024;
+        assert!(peak_mib < 1024, "peak RSS {peak_mib} MiB");
+    }
+}
