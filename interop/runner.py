@@ -111,9 +111,15 @@ class Server:
 
 
 LIVE: list[Server] = []
+RUNNING: set[subprocess.Popen] = set()  # bounded commands (kit checks, clients) in their own groups
 
 
 def stop_all(*_args: object) -> None:
+    for proc in list(RUNNING):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     while LIVE:
         LIVE.pop().stop()
 
@@ -142,12 +148,18 @@ def run_bounded(argv: list[str], log_path: Path, bound: float, cwd: Path = ROOT)
             argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+        RUNNING.add(proc)
         try:
             code: int | None = proc.wait(timeout=bound)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             code = None
+        finally:
+            if proc.poll() is None:  # interrupted: leave nothing behind
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            RUNNING.discard(proc)
     return code, log_path.read_text(encoding='utf-8', errors='replace')
 
 
@@ -420,7 +432,13 @@ def main() -> int:
             return 2
         peers = [p for p in peers if p.name in args.peer]
 
-    signal.signal(signal.SIGTERM, lambda *_: (stop_all(), sys.exit(143)))
+    def interrupted(signum: int, _frame: object) -> None:
+        stop_all()
+        log(f'interop: interrupted by signal {signum}; peers, mock and kit runs stopped')
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGINT, interrupted)
     started = time.monotonic()
     results: list[RunResult] = []
     try:
