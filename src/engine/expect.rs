@@ -7,7 +7,7 @@ use super::context::{CheckRun, StepFail, compact, truncate};
 use super::request::{Answer, operation};
 use super::states::{is_terminal, state_of};
 use crate::client::http::{HttpExchange, StreamExchange};
-use crate::report::Failure;
+use crate::report::{Failure, SkipReason};
 use crate::sse::SseError;
 use crate::suite::assert;
 use crate::suite::model::{Expect, ExpectError, NamedAssertion, Step};
@@ -315,6 +315,14 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         }
     }
     if es.unique_ids == Some(true) {
+        // SSE ids are the kit's resume extension, not an A2A requirement: an agent that sends none
+        // does not offer resumption, and there is nothing to grade.
+        if !x.events.is_empty() && x.events.iter().all(|e| e.id.is_none()) {
+            return Err(StepFail::Skip(
+                SkipReason::BehaviorNotAvailable,
+                "the agent's events carry no SSE id: it does not offer resumption".into(),
+            ));
+        }
         let mut seen = std::collections::HashSet::new();
         for (i, ev) in x.events.iter().enumerate() {
             let Some(id) = &ev.id else {

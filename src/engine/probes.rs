@@ -12,7 +12,7 @@ use super::request::{cut_by_kit, normalize_params};
 use super::states::is_terminal;
 use crate::client::http::{HttpRequest, StreamExchange};
 use crate::client::rpc::rpc_request;
-use crate::report::Failure;
+use crate::report::{Failure, SkipReason};
 use crate::sse::SseLimits;
 
 /// The probes a suite may name.
@@ -199,9 +199,10 @@ async fn resume_last_event_id(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
         ));
     }
     let Some(first_id) = events[0].0.clone() else {
-        return Err(StepFail::violation(
-            "reference",
-            "the first event carries no SSE `id:`, so a client cannot resume",
+        // Resumption is the kit's extension: an agent without SSE ids does not offer it.
+        return Err(StepFail::Skip(
+            SkipReason::BehaviorNotAvailable,
+            "the agent's events carry no SSE id: it does not offer resumption".into(),
         ));
     };
     // The task is terminal now, so a second task is needed to resume mid-way.
