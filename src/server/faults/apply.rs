@@ -296,7 +296,9 @@ pub fn mutate_frames(
                     drop = true;
                 }
                 Mutation::SseDuplicate { index, methods } if applies(methods, method) && *index == pos => copies = 2,
-                Mutation::SseIds { same, methods } if applies(methods, method) => f.id = same.clone(),
+                Mutation::SseIds { same, from, methods } if applies(methods, method) && pos >= *from => {
+                    f.id = same.clone()
+                }
                 _ => {}
             }
         }

@@ -180,6 +180,9 @@ pub enum Mutation {
         /// Give every event this id instead of removing it.
         #[serde(default)]
         same: Option<String>,
+        /// Leave the first `from` events of each stream alone (0-based position).
+        #[serde(default)]
+        from: usize,
         #[serde(default)]
         methods: Vec<String>,
     },
