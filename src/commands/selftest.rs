@@ -14,8 +14,8 @@ use super::check::{self, CheckOptions};
 use crate::client::http::ClientConfig;
 use crate::protocol::limits::Limits;
 use crate::report::{CheckResult, Failure, Outcome};
-use crate::server::MockConfig;
-use crate::server::faults::{Fault, FaultCatalogue, Mutation};
+use crate::server::faults::{Fault, FaultCatalogue, MockVariant, Mutation};
+use crate::server::{ExtendedCard, MockConfig, MockServer, WebhookPolicy};
 use crate::suite::behaviors::Behaviors;
 use crate::suite::loader;
 use crate::suite::plan::{self, Selection};
@@ -226,7 +226,11 @@ fn killed(r: &CheckResult) -> bool {
     matches!(r.outcome, Outcome::Fail | Outcome::Warn) || (r.outcome == Outcome::Info && r.failure.is_some())
 }
 
-async fn run_once(faults: Vec<Arc<Fault>>, opts: &SelftestOptions) -> Result<Vec<CheckResult>, String> {
+async fn run_once(
+    variant: MockVariant,
+    faults: Vec<Arc<Fault>>,
+    opts: &SelftestOptions,
+) -> Result<Vec<CheckResult>, String> {
     let base = MockConfig {
         push_timeout_ms: 2_000,
         push_retries: 0,
@@ -236,13 +240,28 @@ async fn run_once(faults: Vec<Arc<Fault>>, opts: &SelftestOptions) -> Result<Vec
         faults,
         ..MockConfig::default()
     };
-    let (server, auth) = check::start_mock_with(base).await.map_err(|e| e.to_string())?;
+    let (server, headers) = match variant {
+        MockVariant::Full => {
+            let (server, auth) = check::start_mock_with(base).await.map_err(|e| e.to_string())?;
+            (server, vec![auth])
+        }
+        MockVariant::CapabilitiesOff => {
+            let config = MockConfig {
+                streaming: false,
+                push_notifications: false,
+                extended_card: ExtendedCard::Off,
+                webhooks: WebhookPolicy::AllowLoopback,
+                ..base
+            };
+            (MockServer::start(config).await.map_err(|e| e.to_string())?, Vec::new())
+        }
+    };
     let copts = CheckOptions {
         behaviors: Behaviors::Acts,
         jobs: opts.jobs,
         timeout: opts.timeout,
         patience: opts.patience,
-        client: ClientConfig { headers: vec![auth], timeout: Duration::from_secs(10), ..ClientConfig::default() },
+        client: ClientConfig { headers, timeout: Duration::from_secs(10), ..ClientConfig::default() },
         ..CheckOptions::new(server.url())
     };
     let out = check::run(&copts, &mut ()).await;
@@ -297,7 +316,16 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
             return Err(format!("unknown fault {id:?}"));
         }
     }
-    let clean = run_once(Vec::new(), opts).await?;
+    // Each mock the catalogue uses gets its clean baseline: what the capabilities-off mock grades
+    // (the "not declared" checks) exists only there.
+    let mut variants: Vec<MockVariant> = faults.iter().map(|f| f.mock).collect();
+    variants.push(MockVariant::Full);
+    variants.sort();
+    variants.dedup();
+    let mut clean = Vec::new();
+    for v in variants {
+        clean.extend(run_once(v, Vec::new(), opts).await?);
+    }
     let sem = Arc::new(Semaphore::new(opts.parallel_runs.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
     for f in &faults {
@@ -306,7 +334,7 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
             let _permit = sem.acquire().await;
             let id = f.id.clone();
             let t = Instant::now();
-            let r = run_once(vec![f], &opts).await;
+            let r = run_once(f.mock, vec![f], &opts).await;
             (id, r, t.elapsed().as_millis() as u64)
         });
     }
@@ -332,6 +360,8 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
         .collect();
     let scored: BTreeSet<String> =
         clean.iter().filter(|r| r.scored && r.outcome != Outcome::Skip).map(|r| r.id.clone()).collect();
+    // A check graded by one baseline is skipped by the other (its capability is declared the other
+    // way): those skips are not problems.
     let all_killed: BTreeSet<&String> = kills.values().flatten().collect();
     // Which checks no fault kills is a question about the whole catalogue: with `--fault`, only the
     // named faults are asked whether they kill what they claim.

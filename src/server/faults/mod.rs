@@ -263,6 +263,21 @@ pub struct Fault {
     /// Ids of the checks this fault exists to kill: the ones that test the requirement it violates.
     /// Whatever else it kills is collateral. The kill matrix fails when one of these survives.
     pub kills: Vec<String>,
+    /// The mock the fault is committed by: some violations only exist where the card declares a
+    /// capability off (serving the extended card anyway, say).
+    #[serde(default)]
+    pub mock: MockVariant,
+}
+
+/// Which mock configuration a fault (or a clean baseline) runs against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Default, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MockVariant {
+    /// Every capability declared and served, the extended card behind a token.
+    #[default]
+    Full,
+    /// Streaming, push notifications and the extended card declared off.
+    CapabilitiesOff,
 }
 
 /// A fault file that cannot be used.
