@@ -138,8 +138,7 @@ fn assert_no_panic(run: &Run) {
 /// The error line: exactly one non-empty stderr line, starting with `error:`, besides the lines
 /// naming the report files (a run that could not get past the card still leaves a report).
 fn one_error_line(run: &Run) -> &str {
-    let lines: Vec<&str> =
-        run.stderr.lines().filter(|l| !l.trim().is_empty() && !l.starts_with("wrote ")).collect();
+    let lines: Vec<&str> = run.stderr.lines().filter(|l| !l.trim().is_empty() && !l.starts_with("wrote ")).collect();
     assert_eq!(lines.len(), 1, "expected one stderr line, got:\n{}", run.stderr);
     assert!(lines[0].starts_with("error: "), "stderr line does not start with `error: `: {:?}", lines[0]);
     lines[0]
