@@ -314,6 +314,22 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
             prev = Some(s);
         }
     }
+    if es.echo_request_id == Some(true) {
+        let sent = x.request.body.as_deref().and_then(|b| serde_json::from_slice::<Value>(b).ok());
+        let want = sent.as_ref().and_then(|v| v.get("id")).cloned().unwrap_or(Value::Null);
+        for (i, ev) in x.events.iter().enumerate() {
+            let got = serde_json::from_str::<Value>(&ev.data).ok().and_then(|v| v.get("id").cloned());
+            if got.as_ref() != Some(&want) {
+                return Err(StepFail::Violation(Failure {
+                    message: format!("event {i} answers another request: its JSON-RPC id is not the request's"),
+                    step_id: Some(sid.into()),
+                    pointer: Some(format!("/{i}/id")),
+                    expected: Some(compact(&want)),
+                    actual: Some(got.as_ref().map(compact).unwrap_or_else(|| "<absent>".into())),
+                }));
+            }
+        }
+    }
     if es.unique_ids == Some(true) {
         // SSE ids are the kit's resume extension, not an A2A requirement: an agent that sends none
         // does not offer resumption, and there is nothing to grade.

@@ -267,6 +267,10 @@ pub struct ExpectStream {
     /// ext: every event's SSE `id:` is present and unique (resume profile).
     #[serde(default)]
     pub unique_ids: Option<bool>,
+    /// ext: every event's JSON-RPC `id` is the request's (JSON-RPC 2.0 §5: a response carries
+    /// the id of the request it answers).
+    #[serde(default)]
+    pub echo_request_id: Option<bool>,
 }
 
 /// A post-step or post-test assertion (ACTS §5.5).
