@@ -200,9 +200,10 @@ pub struct MockArgs {
     /// Produced output media type (repeatable; replaces the defaults).
     #[arg(long = "output-mode", value_name = "MEDIA_TYPE")]
     pub output_modes: Vec<String>,
-    /// Treat a missing A2A-Version as 0.3 and answer -32009 (strict reading of §3.6.2).
+    /// Serve a request without A2A-Version as 1.0 (as the official TCK expects) instead of reading
+    /// it as 0.3 and answering -32009, as §3.6.2 says.
     #[arg(long)]
-    pub strict_version: bool,
+    pub lenient_version: bool,
     /// Allow push webhooks on loopback addresses (refused by default, as SSRF protection).
     #[arg(long)]
     pub allow_loopback_webhooks: bool,
@@ -310,7 +311,7 @@ impl MockArgs {
             public_url: self.public_url.clone(),
             input_modes: if self.input_modes.is_empty() { defaults.input_modes } else { self.input_modes.clone() },
             output_modes: if self.output_modes.is_empty() { defaults.output_modes } else { self.output_modes.clone() },
-            missing_version: if self.strict_version { MissingVersion::Reject } else { MissingVersion::AssumeCurrent },
+            missing_version: if self.lenient_version { MissingVersion::AssumeCurrent } else { MissingVersion::Reject },
             webhooks: if self.allow_private_webhooks {
                 WebhookPolicy::AllowPrivate
             } else if self.allow_loopback_webhooks {

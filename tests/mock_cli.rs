@@ -99,7 +99,7 @@ fn mock_help_lists_the_key_flags() {
     let out = Command::new(BIN).args(["mock", "--help"]).output().expect("the binary runs");
     assert!(out.status.success(), "{out:?}");
     let help = String::from_utf8_lossy(&out.stdout);
-    for flag in ["--strict-version", "--max-request-bytes", "--allow-loopback-webhooks"] {
+    for flag in ["--lenient-version", "--max-request-bytes", "--allow-loopback-webhooks"] {
         assert!(help.contains(flag), "{flag} missing from:\n{help}");
     }
 }

@@ -4,15 +4,16 @@ use std::path::PathBuf;
 
 use crate::protocol::limits::Limits;
 
-/// How the mock treats a request without an `A2A-Version` service parameter (digest §14 item 2).
+/// How the mock treats a request without an `A2A-Version` service parameter (§3.6.2, digest §14
+/// item 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MissingVersion {
-    /// Serve it as 1.0, as ACTS VER-NEG-002 and most SDKs do.
+    /// "Agents MUST interpret empty value as 0.3 version" (§3.6.2), which this 1.0-only mock does
+    /// not support: -32009.
     #[default]
-    AssumeCurrent,
-    /// The strict reading of §3.6.2: empty means 0.3, which this 1.0-only mock does not support
-    /// (-32009).
     Reject,
+    /// Serve it as 1.0, as the official TCK expects and several SDKs do (`--lenient-version`).
+    AssumeCurrent,
 }
 
 /// Which webhook destinations push delivery may reach.

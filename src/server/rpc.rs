@@ -101,8 +101,14 @@ fn check_extensions(app: &App, headers: &HeaderMap) -> Result<Option<String>, Rp
     Ok((!active.is_empty()).then(|| active.join(", ")))
 }
 
+/// A well-formed envelope: a call to answer, or a notification, which gets no reply.
+enum Envelope {
+    Call(RequestId, String, Value),
+    Notification,
+}
+
 /// Reads the envelope; errors carry the id when it could be read.
-fn parse_envelope(body: &[u8]) -> Result<(RequestId, String, Value), (Option<RequestId>, RpcError)> {
+fn parse_envelope(body: &[u8]) -> Result<Envelope, (Option<RequestId>, RpcError)> {
     let v: Value = serde_json::from_slice(body)
         .map_err(|e| (None, RpcError::new(ErrorCode::ParseError, format!("Invalid JSON payload: {e}"))))?;
     let invalid = |id: Option<RequestId>, why: &str| {
@@ -116,24 +122,28 @@ fn parse_envelope(body: &[u8]) -> Result<(RequestId, String, Value), (Option<Req
     let id = match obj.get("id") {
         Some(Value::String(s)) => Some(RequestId::String(s.clone())),
         Some(Value::Number(n)) => Some(RequestId::Number(n.clone())),
-        Some(Value::Null) | None => None,
+        // A null id is a request (one JSON-RPC discourages), not a notification: it gets an answer.
+        Some(Value::Null) => return Err(invalid(None, "`id` must be a string or a number, not null")),
+        None => None,
         Some(_) => return Err(invalid(None, "`id` must be a string or a number")),
     };
     if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
         return Err(invalid(id, "`jsonrpc` must be \"2.0\""));
     }
-    let Some(id) = id else {
-        return Err(invalid(None, "`id` is required: A2A defines no notifications"));
-    };
     let method = match obj.get("method") {
         Some(Value::String(m)) => m.clone(),
-        _ => return Err(invalid(Some(id), "`method` must be a string")),
+        _ => return Err(invalid(id, "`method` must be a string")),
+    };
+    // JSON-RPC 2.0 §4.1: "The Server MUST NOT reply to a Notification". A2A defines none, so
+    // the mock does nothing with it either.
+    let Some(id) = id else {
+        return Ok(Envelope::Notification);
     };
     let params = obj.get("params").cloned().unwrap_or(Value::Null);
     if !matches!(params, Value::Object(_) | Value::Null) {
         return Err((Some(id), RpcError::invalid_params("params", "must be an object (by-name parameters)")));
     }
-    Ok((id, method, params))
+    Ok(Envelope::Call(id, method, params))
 }
 
 /// Most bytes read and thrown away after a body went over the limit, and for how long: draining
@@ -199,7 +209,8 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
         return error_response(None, &e);
     }
     let (id, method_name, params) = match parse_envelope(&bytes) {
-        Ok(x) => x,
+        Ok(Envelope::Call(id, method, params)) => (id, method, params),
+        Ok(Envelope::Notification) => return StatusCode::NO_CONTENT.into_response(),
         Err((id, e)) => return error_response(id.as_ref(), &e),
     };
     if let RequestId::String(s) = &id

@@ -14,9 +14,26 @@ const MAX_VIOLATIONS: usize = 8;
 fn defs() -> &'static Map<String, Value> {
     static DEFS: OnceLock<Map<String, Value>> = OnceLock::new();
     DEFS.get_or_init(|| {
-        let v: Value = serde_json::from_str(SCHEMA_TEXT).expect("the embedded schema is JSON");
+        let mut v: Value = serde_json::from_str(SCHEMA_TEXT).expect("the embedded schema is JSON");
+        open_objects(&mut v);
         v.get("$defs").and_then(Value::as_object).cloned().expect("the embedded schema has $defs")
     })
+}
+
+/// Drops `additionalProperties: false` everywhere: "Implementations SHOULD ignore unrecognized
+/// fields" (§5.7), so a member the schema does not name is no violation of the data model (the
+/// checks for leftover 0.3 members say so at the level the spec gives them).
+fn open_objects(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if m.get("additionalProperties") == Some(&Value::Bool(false)) {
+                m.remove("additionalProperties");
+            }
+            m.values_mut().for_each(open_objects);
+        }
+        Value::Array(a) => a.iter_mut().for_each(open_objects),
+        _ => {}
+    }
 }
 
 fn validator(def: &str) -> Option<Arc<jsonschema::Validator>> {
@@ -62,6 +79,14 @@ mod tests {
         let v = violations("Task", &bad);
         assert!(v.iter().any(|(p, _)| p == "/status/state"), "{v:?}");
         assert!(violations("Task", &json!({"id": "t", "status": {"state": "TASK_STATE_COMPLETED"}})).is_empty());
+    }
+
+    #[test]
+    fn unknown_members_are_not_violations() {
+        let task = json!({"id": "t", "status": {"state": "TASK_STATE_COMPLETED"}, "futureField": 1});
+        assert!(violations("Task", &task).is_empty());
+        let wrong = json!({"id": 5, "status": {"state": "TASK_STATE_COMPLETED"}, "futureField": 1});
+        assert!(!violations("Task", &wrong).is_empty(), "known members are still checked");
     }
 
     #[test]

@@ -40,9 +40,16 @@ pub async fn commit(State(faults): State<Arc<ActiveFaults>>, req: Request, next:
             Mutation::RequestDropHeader { name } => {
                 parts.headers.remove(name.as_str());
             }
-            Mutation::RequestSetHeader { name, value } => {
-                if let (Ok(n), Ok(v)) = (HeaderName::try_from(name.as_str()), HeaderValue::from_str(value)) {
+            Mutation::RequestSetHeader { name, value, if_absent } => {
+                if let (Ok(n), Ok(v)) = (HeaderName::try_from(name.as_str()), HeaderValue::from_str(value))
+                    && !(*if_absent && parts.headers.contains_key(&n))
+                {
                     parts.headers.insert(n, v);
+                }
+            }
+            Mutation::RequestDropQuery => {
+                if let Ok(uri) = axum::http::Uri::builder().path_and_query(parts.uri.path()).build() {
+                    parts.uri = uri;
                 }
             }
             _ => {}

@@ -141,13 +141,24 @@ pub enum Mutation {
         /// JSON pointer into the request envelope.
         pointer: String,
         value: Value,
+        /// Only when the request has nothing there (e.g. give a notification an id).
+        #[serde(default)]
+        if_absent: bool,
         #[serde(default)]
         methods: Vec<String>,
     },
     /// Removes a request header before the mock sees it.
     RequestDropHeader { name: String },
-    /// Sets a request header before the mock sees it.
-    RequestSetHeader { name: String, value: String },
+    /// Sets a request header before the mock sees it; with `if_absent`, only when the client sent
+    /// none.
+    RequestSetHeader {
+        name: String,
+        value: String,
+        #[serde(default)]
+        if_absent: bool,
+    },
+    /// Removes the query string before the mock sees the request.
+    RequestDropQuery,
     /// Drops stream events of a kind (`task`, `message`, `statusUpdate`, `artifactUpdate`), all of
     /// them or only the `nth` (0-based) of that kind.
     SseDrop {
