@@ -144,10 +144,10 @@ pub fn mutate_request(faults: &ActiveFaults, envelope: &mut Value) {
             Mutation::RequestDrop { pointer, methods } if applies(methods, method.as_deref()) => {
                 drop_pointer(envelope, pointer)
             }
-            Mutation::RequestSet { pointer, value, if_absent, methods } if applies(methods, method.as_deref()) => {
-                if !*if_absent || envelope.pointer(pointer).is_none() {
-                    set_pointer(envelope, pointer, value.clone())
-                }
+            Mutation::RequestSet { pointer, value, if_absent, methods }
+                if applies(methods, method.as_deref()) && (!*if_absent || envelope.pointer(pointer).is_none()) =>
+            {
+                set_pointer(envelope, pointer, value.clone())
             }
             _ => {}
         }
