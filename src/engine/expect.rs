@@ -63,6 +63,11 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
                 None => return Err(StepFail::violation(&step.id, "empty answer")),
             };
             if let Some(ee) = &step.expect_error {
+                if let (Some(result), Some(want)) = (v.get("result"), &ee.or_result) {
+                    let want = run.render(&step.id, want)?;
+                    check_at(&step.id, "result (accepted instead of the error)", Some(result), &want, "/result")?;
+                    return Ok(Some(result.clone()));
+                }
                 let Some(err) = v.get("error") else {
                     return Err(StepFail::Violation(Failure {
                         message: format!("expected an error, got a result (HTTP {})", x.status),

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::context::{CheckRun, StepFail, compact};
 use super::evidence::ToEvidence as _;
 use super::request::{cut_by_kit, normalize_params};
-use super::states::is_terminal;
+use super::states::{is_terminal, state_of};
 use crate::client::http::{HttpRequest, StreamExchange};
 use crate::client::rpc::rpc_request;
 use crate::report::{Failure, SkipReason};
@@ -235,21 +235,9 @@ async fn subscribe_first(run: &CheckRun<'_>, task: &str) -> Result<String, StepF
         .ok_or_else(|| StepFail::violation("first", "the first event carries no SSE `id:`"))
 }
 
-/// §4.3.3 / §13.2: the agent POSTs StreamResponse bodies to the webhook with the configured
-/// credentials. `params.expect` picks what is graded.
-async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), StepFail> {
-    let Some(hook) = run.ctx.webhook.clone() else {
-        return Err(StepFail::undecided("webhook", "no webhook receiver is running (see --webhook-bind)"));
-    };
-    let (url, inbox) = hook.new_endpoint();
-    let canary = format!("kit-canary-{}", uuid::Uuid::new_v4().simple());
-    let task = start_task(run, "start", "tck-long-running push").await?;
-    let cfg = normalize_params(
-        "create_push_config",
-        json!({"taskId": task, "url": url, "token": "kit-token", "authentication": {"scheme": "Bearer", "credentials": canary}}),
-        &run.ctx.tenant,
-        &run.ctx.behaviors,
-    );
+async fn create_push_config(run: &mut CheckRun<'_>, task: &str, mut config: Value) -> Result<(), StepFail> {
+    config["taskId"] = json!(task);
+    let cfg = normalize_params("create_push_config", config, &run.ctx.tenant, &run.ctx.behaviors);
     let req = rpc_request(&run.ctx.rpc_url, &json!("create"), "CreateTaskPushNotificationConfig", Some(cfg));
     let x = run.exchange("create", req).await?;
     run.keep(x.to_evidence(Some("create"), &run.ctx.redactor));
@@ -260,12 +248,61 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
     if v.get("result").is_none() {
         return Err(StepFail::violation("create", format!("creating the push config failed: {}", compact(&v))));
     }
+    Ok(())
+}
+
+/// SendMessage of the prompt with the push config in its configuration (§3.2.2), answered at once.
+async fn start_with_push_config(run: &mut CheckRun<'_>, config: Value) -> Result<(), StepFail> {
+    let params = json!({
+        "message": {"role": "ROLE_USER", "parts": [{"text": run.ctx.prompt}]},
+        "configuration": {"returnImmediately": true, "taskPushNotificationConfig": config},
+    });
+    let params = normalize_params("send_message", params, &run.ctx.tenant, &run.ctx.behaviors);
+    let req = rpc_request(&run.ctx.rpc_url, &json!("start"), "SendMessage", Some(params));
+    let x = run.exchange("start", req).await?;
+    run.keep(x.to_evidence(Some("start"), &run.ctx.redactor));
+    if x.truncated {
+        return Err(cut_by_kit("start", run.ctx.client.config().max_body_bytes));
+    }
+    let v = x.json().map_err(|e| StepFail::violation("start", format!("SendMessage answer is not JSON: {e}")))?;
+    if v.pointer("/result/task/id").is_some() {
+        return Ok(());
+    }
+    if v.pointer("/result/message").is_some() {
+        return Err(StepFail::Skip(
+            SkipReason::BehaviorNotAvailable,
+            format!(
+                "the agent answered {:?} with a Message, so no task exists to send notifications about",
+                run.ctx.prompt
+            ),
+        ));
+    }
+    Err(StepFail::violation("start", format!("SendMessage with a push config did not start a task: {}", compact(&v))))
+}
+
+/// §4.3.3 / §13.2: the agent POSTs StreamResponse bodies to the webhook with the configured
+/// credentials. `params.expect` picks what is graded.
+async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), StepFail> {
+    let Some(hook) = run.ctx.webhook.clone() else {
+        return Err(StepFail::undecided("webhook", "no webhook receiver is running (see --webhook-bind)"));
+    };
+    let (url, inbox) = hook.new_endpoint();
+    let canary = format!("kit-canary-{}", uuid::Uuid::new_v4().simple());
+    let config =
+        json!({"url": url, "token": "kit-token", "authentication": {"scheme": "Bearer", "credentials": canary}});
+    if run.ctx.behaviors.provides("tck-long-running") {
+        // A task that keeps running gets a config of its own, then notifications of what follows.
+        let task = start_task(run, "start", "tck-long-running push").await?;
+        create_push_config(run, &task, config).await?;
+    } else {
+        // Any agent: the config travels with the neutral message; every update after it counts.
+        start_with_push_config(run, config).await?;
+    }
     let deadline = Instant::now() + run.ctx.patience;
     let deliveries = loop {
         let d = hook.deliveries(&inbox);
         let done = d.iter().any(|x| {
-            serde_json::from_slice::<Value>(&x.body).ok().and_then(|v| v.pointer("/statusUpdate/status/state").cloned())
-                == Some(json!("TASK_STATE_COMPLETED"))
+            serde_json::from_slice::<Value>(&x.body).ok().is_some_and(|v| state_of(&v).is_some_and(is_terminal))
         });
         if done || Instant::now() > deadline {
             break d;

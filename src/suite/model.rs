@@ -237,6 +237,10 @@ pub struct ExpectError {
     /// ext: assertion on the HTTP status of the error response (default: any).
     #[serde(default)]
     pub status: Option<Value>,
+    /// ext: a result is acceptable too, when it matches this assertion (for requirements like
+    /// "returns the task or TaskNotCancelableError").
+    #[serde(default)]
+    pub or_result: Option<Value>,
 }
 
 /// Stream expectations (ACTS §7), plus ext fields.
