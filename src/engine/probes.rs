@@ -36,8 +36,21 @@ fn message(text: &str) -> Value {
     json!({"message": {"role": "ROLE_USER", "parts": [{"text": text}]}, "configuration": {"returnImmediately": true}})
 }
 
-/// Starts a task with the given behaviour prefix and returns its id.
+/// Starts a task with the given behaviour prefix and returns its id. Its failure is SendMessage's,
+/// which CORE-SEND-001 grades: the probe defers to it.
 async fn start_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<String, StepFail> {
+    start_task_inner(run, step, text).await.map_err(|e| match e {
+        e @ (StepFail::Violation(_) | StepFail::Undecided(_)) => {
+            StepFail::Prerequisite { cause: SEND_ANCHOR.into(), failure: Box::new(e) }
+        }
+        other => other,
+    })
+}
+
+/// The check that grades SendMessage itself.
+const SEND_ANCHOR: &str = "CORE-SEND-001";
+
+async fn start_task_inner(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<String, StepFail> {
     let params = normalize_params("send_message", message(text), &run.ctx.tenant, &run.ctx.behaviors);
     let req = rpc_request(&run.ctx.rpc_url, &json!(step), "SendMessage", Some(params));
     let x = run.exchange(step, req).await?;
@@ -296,7 +309,12 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
         create_push_config(run, &task, config).await?;
     } else {
         // Any agent: the config travels with the neutral message; every update after it counts.
-        start_with_push_config(run, config).await?;
+        start_with_push_config(run, config).await.map_err(|e| match e {
+            e @ (StepFail::Violation(_) | StepFail::Undecided(_)) => {
+                StepFail::Prerequisite { cause: SEND_ANCHOR.into(), failure: Box::new(e) }
+            }
+            other => other,
+        })?;
     }
     let deadline = Instant::now() + run.ctx.patience;
     let deliveries = loop {

@@ -30,8 +30,17 @@ enum Progress {
     Finished(usize, Box<CheckResult>),
 }
 
-/// How each check ended (its outcome and one-line reason), for the checks that build on it.
-type Settled = watch::Sender<Option<(Outcome, String)>>;
+/// How a check ended, for the checks that build on it.
+#[derive(Debug, Clone)]
+struct Ending {
+    outcome: Outcome,
+    /// Its one-line reason.
+    why: String,
+    /// The failed check at the root of a chain of deferrals, when this one deferred too.
+    root: Option<String>,
+}
+
+type Settled = watch::Sender<Option<Ending>>;
 
 /// One channel per planned id: dependents wait on it only when a setup step of theirs failed.
 fn settled_channels(ids: &[String]) -> Arc<HashMap<String, Settled>> {
@@ -45,16 +54,12 @@ fn settled_channels(ids: &[String]) -> Arc<HashMap<String, Settled>> {
 fn publish(settled: &HashMap<String, Settled>, r: &CheckResult) {
     if let Some(tx) = settled.get(&r.id) {
         let why = r.failure.as_ref().map(|f| f.message.clone()).or_else(|| r.skip_detail.clone()).unwrap_or_default();
-        tx.send_replace(Some((r.outcome, why)));
+        tx.send_replace(Some(Ending { outcome: r.outcome, why, root: r.depends_on.clone() }));
     }
 }
 
 /// Waits (at most `limit`) for how `cause` ended; `None` if it never ran or never ended in time.
-async fn settled_outcome(
-    settled: &HashMap<String, Settled>,
-    cause: &str,
-    limit: Duration,
-) -> Option<(Outcome, String)> {
+async fn settled_outcome(settled: &HashMap<String, Settled>, cause: &str, limit: Duration) -> Option<Ending> {
     let mut rx = settled.get(cause)?.subscribe();
     let ended = tokio::time::timeout(limit, rx.wait_for(Option::is_some)).await.ok()?.ok()?;
     ended.clone()
@@ -161,10 +166,15 @@ async fn run_one(
     // Waiting for the cause holds no slot: the cause may still need one to run.
     drop(permit);
     if let Some(cause) = cause
-        && let Some((outcome, why)) = settled_outcome(settled, &cause, timeout).await
-        && matches!(outcome, Outcome::Fail | Outcome::Warn | Outcome::Error)
+        && let Some(ending) = settled_outcome(settled, &cause, timeout).await
+        && (matches!(ending.outcome, Outcome::Fail | Outcome::Warn | Outcome::Error) || ending.root.is_some())
     {
-        let detail = ctx.redactor.redact(&format!("{cause} {}: {why}", outcome.as_str()));
+        // A cause that itself deferred passes its root on: one story, told at its beginning.
+        let (cause, detail) = match ending.root {
+            Some(root) => (root, format!("{cause}, which depends on it: {}", ending.why)),
+            None => (cause.clone(), format!("{cause} {}: {}", ending.outcome.as_str(), ending.why)),
+        };
+        let detail = ctx.redactor.redact(&detail);
         let evidence = std::mem::take(&mut result.evidence);
         let duration_ms = result.duration_ms;
         result = CheckResult {

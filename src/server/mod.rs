@@ -178,6 +178,7 @@ mod tests {
     async fn post_rpc(app: Arc<App>, body: &str) -> serde_json::Value {
         let req = Request::post(RPC_PATH)
             .header("content-type", "application/json")
+            .header("a2a-version", "1.0")
             .body(Body::from(body.to_owned()))
             .unwrap();
         let resp = router(app).oneshot(req).await.unwrap();

@@ -353,15 +353,36 @@ fn check_missing_ok(
             let Value::Array(subs) = arg else {
                 return fail("`any_of` needs a list of assertions".into());
             };
-            let mut reasons = Vec::new();
+            let mut failed = Vec::new();
             for sub in subs {
                 let m = check(actual, sub, pointer);
                 if m.is_empty() {
                     return;
                 }
-                // First reason per branch: enough to see why each alternative failed.
-                reasons.push(m[0].message.clone());
+                failed.push(m);
             }
+            // The alternative that got furthest into the answer is almost always the one the
+            // answer meant to be (a Task, not a Message): report its mismatches where they are.
+            let depth = |m: &Vec<Mismatch>| m[0].pointer.matches('/').count();
+            let deepest = failed.iter().map(depth).max().unwrap_or(0);
+            let closest: Vec<&Vec<Mismatch>> = failed.iter().filter(|m| depth(m) == deepest).collect();
+            if closest.len() == 1 && deepest > pointer.matches('/').count() {
+                for m in closest[0] {
+                    out.push(Mismatch {
+                        message: format!("no alternative matched; the closest: {}", m.message),
+                        ..m.clone()
+                    });
+                }
+                return;
+            }
+            // First reason per branch, where it failed: enough to see why each alternative failed.
+            let reasons: Vec<String> = failed
+                .iter()
+                .map(|m| {
+                    let at = m[0].pointer.strip_prefix(pointer).filter(|p| !p.is_empty());
+                    at.map_or_else(|| m[0].message.clone(), |p| format!("{p}: {}", m[0].message))
+                })
+                .collect();
             fail(format!("no alternative matched ({})", reasons.join("; ")));
         }
         _ => fail(format!("unknown operator `{op}`")),

@@ -144,8 +144,10 @@ pub fn mutate_request(faults: &ActiveFaults, envelope: &mut Value) {
             Mutation::RequestDrop { pointer, methods } if applies(methods, method.as_deref()) => {
                 drop_pointer(envelope, pointer)
             }
-            Mutation::RequestSet { pointer, value, if_absent, methods }
-                if applies(methods, method.as_deref()) && (!*if_absent || envelope.pointer(pointer).is_none()) =>
+            Mutation::RequestSet { pointer, value, if_absent, when_present, methods }
+                if applies(methods, method.as_deref())
+                    && (!*if_absent || envelope.pointer(pointer).is_none())
+                    && when_present.as_deref().is_none_or(|p| envelope.pointer(p).is_some()) =>
             {
                 set_pointer(envelope, pointer, value.clone())
             }
@@ -438,5 +440,14 @@ mod tests {
         let mut req = json!({"method": "GetTask", "params": {"id": "t", "historyLength": 1}});
         mutate_request(&f, &mut req);
         assert_eq!(req, json!({"method": "GetTask", "params": {"id": "t"}}));
+
+        let f =
+            active(json!([{"op": "request_set", "pointer": "/params/id", "value": 7, "when_present": "/params/odd"}]));
+        let mut plain = json!({"params": {"id": "t"}});
+        mutate_request(&f, &mut plain);
+        assert_eq!(plain, json!({"params": {"id": "t"}}), "nothing at when_present: untouched");
+        let mut odd = json!({"params": {"id": "t", "odd": 1}});
+        mutate_request(&f, &mut odd);
+        assert_eq!(odd["params"]["id"], 7);
     }
 }

@@ -144,6 +144,10 @@ pub enum Mutation {
         /// Only when the request has nothing there (e.g. give a notification an id).
         #[serde(default)]
         if_absent: bool,
+        /// Only when the request has something at this pointer (e.g. a field the mock should not
+        /// know about).
+        #[serde(default)]
+        when_present: Option<String>,
         #[serde(default)]
         methods: Vec<String>,
     },
