@@ -962,12 +962,16 @@ async fn subscriber_limit_counts_streams_only() {
 /// Resource bounds (`limits.max_task_events`), kit resume extension: with a one-event log, resuming
 /// after an id that is still retained replays from the log, but resuming after an evicted id falls
 /// back to a fresh `task` snapshot (labelled with the id it reflects) instead of silently skipping
-/// the evicted events; the stream then continues normally.
+/// the evicted events; the stream then continues normally (`subscribe_until_terminal` keeps it open
+/// through the interruption).
 #[tokio::test]
 async fn resume_from_an_evicted_id_falls_back_to_a_snapshot() {
-    let p =
-        Peer::start(MockConfig { limits: Limits { max_task_events: 1, ..Limits::default() }, ..MockConfig::default() })
-            .await;
+    let p = Peer::start(MockConfig {
+        limits: Limits { max_task_events: 1, ..Limits::default() },
+        subscribe_until_terminal: true,
+        ..MockConfig::default()
+    })
+    .await;
     let task_id = start_task(&p, "tck-input-required").await;
     wait_state(&p, &task_id, "TASK_STATE_INPUT_REQUIRED").await;
     // Log: 0 task, 1 WORKING, 2 INPUT_REQUIRED; only 2 is retained.
