@@ -109,14 +109,12 @@ async fn a_webhook_name_is_registered_unresolved_and_judged_at_delivery() {
     let list = p.call("ListTaskPushNotificationConfigs", json!({"taskId": task_id})).await;
     assert_eq!(list.result()["configs"].as_array().unwrap().len(), 2);
     // A literal private address is still refused at once.
-    let e = p
-        .call("CreateTaskPushNotificationConfig", json!({"taskId": task_id, "url": "http://192.168.0.1/hook"}))
-        .await;
+    let e =
+        p.call("CreateTaskPushNotificationConfig", json!({"taskId": task_id, "url": "http://192.168.0.1/hook"})).await;
     assert_eq!(e.error_code(), -32602, "{}", e.body);
     // Deliveries to the unresolvable name fail in the background; the task goes on.
-    let done = p
-        .call("SendMessage", json!({"message": message("tck-complete-task-0001", "finish", Some(&task_id))}))
-        .await;
+    let done =
+        p.call("SendMessage", json!({"message": message("tck-complete-task-0001", "finish", Some(&task_id))})).await;
     assert_eq!(state(&done), "TASK_STATE_COMPLETED");
 }
 
@@ -138,8 +136,9 @@ async fn follow_ups_steer_the_continuation_by_prefix() {
             .await;
         assert_eq!(state(&r), "TASK_STATE_INPUT_REQUIRED", "follow-up {i}: {}", r.body);
     }
-    let done =
-        p.call("SendMessage", json!({"message": message("tck-complete-task-00000009", "finish", Some(&task_id))})).await;
+    let done = p
+        .call("SendMessage", json!({"message": message("tck-complete-task-00000009", "finish", Some(&task_id))}))
+        .await;
     assert_eq!(state(&done), "TASK_STATE_COMPLETED");
     assert_eq!(done.result()["task"]["status"]["message"]["parts"][0]["text"], "Hello from TCK");
     let got = p.call("GetTask", json!({"id": task_id})).await;
@@ -211,7 +210,8 @@ async fn after_event_id_resumes_like_last_event_id() {
     assert!(declared.iter().any(|e| e["uri"] == RESUME_EXTENSION_URI), "{card}");
 
     let task_id = start_task(&p, "kit-slow").await;
-    let mut head = p.open_stream("SubscribeToTask", json!({"id": task_id})).await.unwrap_or_else(|e| panic!("{}", e.body));
+    let mut head =
+        p.open_stream("SubscribeToTask", json!({"id": task_id})).await.unwrap_or_else(|e| panic!("{}", e.body));
     let first = head.next_within(STEP).await.unwrap();
     let after = first.id.clone().unwrap();
     drop(head);
@@ -232,8 +232,9 @@ async fn after_event_id_resumes_like_last_event_id() {
     assert_eq!(strip(&a), strip(&b));
     assert_eq!(a.last().unwrap().state(), Some("TASK_STATE_COMPLETED"));
 
-    let off = Peer::start(MockConfig { scenario_dir: Some(scenarios()), resume_extension: false, ..MockConfig::default() })
-        .await;
+    let off =
+        Peer::start(MockConfig { scenario_dir: Some(scenarios()), resume_extension: false, ..MockConfig::default() })
+            .await;
     let card: Value = off.http.get(off.server.card_url()).send().await.unwrap().json().await.unwrap();
     assert!(card["capabilities"].get("extensions").is_none(), "{card}");
     let task_id = start_task(&off, "kit-slow").await;
