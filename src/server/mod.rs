@@ -7,6 +7,7 @@ pub mod config;
 pub mod dedup;
 pub mod faults;
 pub mod methods;
+pub mod peer;
 pub mod push;
 pub mod record;
 pub mod rpc;
@@ -20,8 +21,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::extract::{OriginalUri, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use tokio::net::TcpListener;
@@ -30,11 +31,12 @@ use tokio::task::JoinHandle;
 
 pub use app::{App, MockError};
 pub use config::{ExtendedCard, MissingVersion, MockConfig, RESUME_EXTENSION_URI, WebhookPolicy};
+pub use peer::{Expectation, ExpectationFailure, MockPeer, MockPeerBuilder};
 pub use record::RecordedRequest;
 
 use card::{RPC_PATH, WELL_KNOWN_PATH};
 
-async fn serve_card(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap) -> Response {
+async fn serve_card(State(app): State<Arc<App>>, OriginalUri(uri): OriginalUri, headers: HeaderMap) -> Response {
     if app.config.record_requests {
         app.recorder.record(uri.path(), &headers, b"");
     }

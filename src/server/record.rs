@@ -53,6 +53,9 @@ impl RecordedRequest {
 
     /// One line for a failure report: method, path and the body cut at 200 characters.
     pub fn summary(&self) -> String {
+        if self.body.is_null() {
+            return format!("{} {}", self.method, self.path);
+        }
         let body = self.body.to_string();
         let cut: String = body.chars().take(200).collect();
         let more = if cut.len() < body.len() { "…" } else { "" };

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -177,7 +177,13 @@ async fn read_bounded(body: Body, limit: usize) -> Option<bytes::Bytes> {
     Some(buf.freeze())
 }
 
-pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri, body: Body) -> Response {
+pub async fn endpoint(
+    State(app): State<Arc<App>>,
+    OriginalUri(original): OriginalUri,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Body,
+) -> Response {
     let limits = &app.config.limits;
     match header_str(&headers, header::CONTENT_TYPE.as_str()) {
         Some(ct) if is_json_content_type(ct) => {}
@@ -204,7 +210,7 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
         }
     };
     if app.config.record_requests {
-        app.recorder.record(uri.path(), &headers, &bytes);
+        app.recorder.record(original.path(), &headers, &bytes);
     }
     if json_depth_exceeds(&bytes, limits.max_json_depth) {
         let e = RpcError::new(
