@@ -42,16 +42,35 @@ pub struct RecordedRequest {
 
 impl RecordedRequest {
     /// The first value of a header (name compared without case).
+    ///
+    /// ```
+    /// # let r = a2a_conform::server::RecordedRequest { method: "GET".into(), path: "/".into(),
+    /// #     headers: vec![("a2a-version".into(), "1.0".into())], body: serde_json::Value::Null };
+    /// assert_eq!(r.header("A2A-Version"), Some("1.0"));
+    /// assert_eq!(r.header("X-Missing"), None);
+    /// ```
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
     /// The JSON-RPC `params`, if any.
+    ///
+    /// ```
+    /// # let r = a2a_conform::server::RecordedRequest { method: "GetTask".into(), path: "/rpc".into(),
+    /// #     headers: vec![], body: serde_json::json!({"method": "GetTask", "params": {"id": "t-1"}}) };
+    /// assert_eq!(r.params().unwrap()["id"], "t-1");
+    /// ```
     pub fn params(&self) -> Option<&Value> {
         self.body.get("params")
     }
 
     /// One line for a failure report: method, path and the body cut at 200 characters.
+    ///
+    /// ```
+    /// # let r = a2a_conform::server::RecordedRequest { method: "GetTask".into(), path: "/rpc".into(),
+    /// #     headers: vec![], body: serde_json::json!({"id": 1}) };
+    /// assert_eq!(r.summary(), r#"GetTask /rpc {"id":1}"#);
+    /// ```
     pub fn summary(&self) -> String {
         if self.body.is_null() {
             return format!("{} {}", self.method, self.path);
@@ -87,7 +106,15 @@ fn redact_body(v: &mut Value) {
     }
 }
 
-/// The requests received, in order.
+/// The requests received, in order. A mock fills it when `MockConfig::record_requests` is set
+/// (`MockPeer` does); `MockPeer::received` reads it.
+///
+/// ```
+/// use a2a_conform::server::record::Recorder;
+/// let rec = Recorder::default();
+/// rec.record("/rpc", &axum::http::HeaderMap::new(), br#"{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{}}"#);
+/// assert_eq!(rec.requests()[0].method, "ListTasks");
+/// ```
 #[derive(Debug, Default)]
 pub struct Recorder {
     inner: Mutex<Records>,
@@ -100,7 +127,17 @@ struct Records {
 }
 
 impl Recorder {
-    /// Records one request. `body` is what was read of it.
+    /// Records one request. `body` is what was read of it; an empty body (a card fetch) is recorded
+    /// as method `GET`, a body that names no method as `?`.
+    ///
+    /// ```
+    /// # use a2a_conform::server::record::Recorder;
+    /// let rec = Recorder::default();
+    /// rec.record("/.well-known/agent-card.json", &axum::http::HeaderMap::new(), b"");
+    /// rec.record("/rpc", &axum::http::HeaderMap::new(), b"{bad");
+    /// let methods: Vec<_> = rec.requests().into_iter().map(|r| r.method).collect();
+    /// assert_eq!(methods, ["GET", "?"]);
+    /// ```
     pub fn record(&self, path: &str, headers: &HeaderMap, body: &[u8]) {
         let mut parsed = if body.is_empty() {
             Value::Null
@@ -134,11 +171,21 @@ impl Recorder {
     }
 
     /// Every request kept so far.
+    ///
+    /// ```
+    /// # use a2a_conform::server::record::Recorder;
+    /// assert!(Recorder::default().requests().is_empty());
+    /// ```
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner()).kept.clone()
     }
 
     /// Requests received but not kept because [`MAX_RECORDS`] were already held.
+    ///
+    /// ```
+    /// # use a2a_conform::server::record::Recorder;
+    /// assert_eq!(Recorder::default().dropped(), 0);
+    /// ```
     pub fn dropped(&self) -> usize {
         self.inner.lock().unwrap_or_else(|p| p.into_inner()).dropped
     }
