@@ -229,6 +229,28 @@ pub struct MockArgs {
     /// Commit a named spec violation (repeatable); see `a2a-conform faults list`.
     #[arg(long = "fault", value_name = "ID")]
     pub faults: Vec<String>,
+    /// Keep SubscribeToTask streams open through INPUT_REQUIRED / AUTH_REQUIRED, closing only at a
+    /// terminal state (by default they close at an interrupted state too, §11.7).
+    #[arg(long)]
+    pub subscribe_until_terminal: bool,
+    /// Neither declare the resume extension nor honour `afterEventId` (Last-Event-ID still works).
+    #[arg(long)]
+    pub no_resume_extension: bool,
+    /// Serve the card at PREFIX/.well-known/agent-card.json and JSON-RPC under PREFIX (e.g. /agents/a).
+    #[arg(long, value_name = "PREFIX", default_value = "")]
+    pub path_prefix: String,
+    /// Accept the 0.3 method names (message/send, tasks/get, ...) as aliases of the 1.0 ones.
+    #[arg(long)]
+    pub legacy_method_names: bool,
+    /// Refuse a messageId already used, with -32602 naming message.messageId.
+    #[arg(long)]
+    pub single_use_message_ids: bool,
+    /// Put a google.rpc.ErrorInfo detail on every error, JSON-RPC standard codes included.
+    #[arg(long)]
+    pub error_info_everywhere: bool,
+    /// Print the limits table (flag, value, default, what is bounded, what happens beyond) and exit.
+    #[arg(long)]
+    pub print_limits: bool,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -241,6 +263,24 @@ pub struct LimitArgs {
     /// Deepest JSON nesting in a request.
     #[arg(long, default_value_t = Limits::default().max_json_depth)]
     pub max_json_depth: usize,
+    /// Largest non-streaming result, in bytes.
+    #[arg(long, default_value_t = Limits::default().max_response_bytes)]
+    pub max_response_bytes: usize,
+    /// Largest SSE event, in bytes.
+    #[arg(long, default_value_t = Limits::default().max_event_bytes)]
+    pub max_event_bytes: usize,
+    /// Longest life of one SSE stream, in milliseconds.
+    #[arg(long, default_value_t = Limits::default().max_stream_ms)]
+    pub max_stream_ms: u64,
+    /// Message ids remembered by --single-use-message-ids.
+    #[arg(long, default_value_t = Limits::default().max_message_ids)]
+    pub max_message_ids: usize,
+    /// Largest page a list method returns.
+    #[arg(long, default_value_t = Limits::default().max_page_size)]
+    pub max_page_size: usize,
+    /// Longest pageToken accepted, in bytes.
+    #[arg(long, default_value_t = Limits::default().max_cursor_len)]
+    pub max_cursor_len: usize,
     /// Most parts in one message.
     #[arg(long, default_value_t = Limits::default().max_parts)]
     pub max_parts: usize,
@@ -272,6 +312,12 @@ impl From<&LimitArgs> for Limits {
         Limits {
             max_request_bytes: a.max_request_bytes,
             max_json_depth: a.max_json_depth,
+            max_response_bytes: a.max_response_bytes,
+            max_event_bytes: a.max_event_bytes,
+            max_stream_ms: a.max_stream_ms,
+            max_message_ids: a.max_message_ids,
+            max_page_size: a.max_page_size,
+            max_cursor_len: a.max_cursor_len,
             max_parts: a.max_parts,
             max_id_len: a.max_id_len,
             max_history: a.max_history,
@@ -325,6 +371,13 @@ impl MockArgs {
             behaviors: !self.no_behaviors,
             limits: Limits::from(&self.limits),
             card_max_age_secs: self.card_max_age,
+            subscribe_until_terminal: self.subscribe_until_terminal,
+            resume_extension: !self.no_resume_extension,
+            path_prefix: self.path_prefix.clone(),
+            legacy_method_names: self.legacy_method_names,
+            single_use_message_ids: self.single_use_message_ids,
+            error_info_everywhere: self.error_info_everywhere,
+            record_requests: false,
         })
     }
 }
@@ -391,6 +444,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
             selftest::run_command(&opts, &args.out).await
         }
         Command::Client { command, options } => crate::commands::client::run(command, options).await,
+        Command::Mock(args) if args.print_limits => mock::print_limits(&args.to_config()?),
         Command::Mock(args) => mock::serve(args.to_config()?, SocketAddr::new(args.host, args.port)).await,
     }
 }

@@ -1220,7 +1220,14 @@ async fn agent_card_describes_the_json_rpc_interface() {
 async fn agent_card_capabilities_reflect_the_config() {
     let p = Peer::default().await;
     let card: Value = p.http.get(p.server.card_url()).send().await.unwrap().json().await.unwrap();
-    assert_eq!(card["capabilities"], json!({"streaming": true, "pushNotifications": true, "extendedAgentCard": false}));
+    assert_eq!(card["capabilities"]["streaming"], true);
+    assert_eq!(card["capabilities"]["pushNotifications"], true);
+    assert_eq!(card["capabilities"]["extendedAgentCard"], false);
+    // The only extension declared by default is the mock's resume extension (afterEventId).
+    let uris: Vec<&str> =
+        card["capabilities"]["extensions"].as_array().unwrap().iter().map(|e| e["uri"].as_str().unwrap()).collect();
+    assert_eq!(uris, [a2a_conform::server::RESUME_EXTENSION_URI]);
+    assert_eq!(card["capabilities"]["extensions"][0]["required"], json!(null), "optional: `required` omitted");
 
     let p = Peer::start(config(|c| {
         c.name = "custom agent".into();

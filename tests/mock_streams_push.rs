@@ -962,31 +962,45 @@ async fn subscriber_limit_counts_streams_only() {
 /// Resource bounds (`limits.max_task_events`), kit resume extension: with a one-event log, resuming
 /// after an id that is still retained replays from the log, but resuming after an evicted id falls
 /// back to a fresh `task` snapshot (labelled with the id it reflects) instead of silently skipping
-/// the evicted events; the stream then continues normally.
+/// the evicted events. The task is interrupted, so both streams end there (§11.7); with
+/// `subscribe_until_terminal` the fallback stream continues to the terminal state.
 #[tokio::test]
 async fn resume_from_an_evicted_id_falls_back_to_a_snapshot() {
-    let p =
-        Peer::start(MockConfig { limits: Limits { max_task_events: 1, ..Limits::default() }, ..MockConfig::default() })
-            .await;
-    let task_id = start_task(&p, "tck-input-required").await;
-    wait_state(&p, &task_id, "TASK_STATE_INPUT_REQUIRED").await;
-    // Log: 0 task, 1 WORKING, 2 INPUT_REQUIRED; only 2 is retained.
+    for until_terminal in [false, true] {
+        let p = Peer::start(MockConfig {
+            limits: Limits { max_task_events: 1, ..Limits::default() },
+            subscribe_until_terminal: until_terminal,
+            ..MockConfig::default()
+        })
+        .await;
+        let task_id = start_task(&p, "tck-input-required").await;
+        wait_state(&p, &task_id, "TASK_STATE_INPUT_REQUIRED").await;
+        // Log: 0 task, 1 WORKING, 2 INPUT_REQUIRED; only 2 is retained.
 
-    let mut retained = subscribe_after(&p, &task_id, "1").await.unwrap_or_else(|e| panic!("{}", e.body));
-    let replay = read_to_end(&mut retained).await;
-    assert_eq!(seqs(&replay), [2], "{:?}", kinds(&replay));
-    assert_eq!(replay[0].kind(), "statusUpdate");
-    assert_eq!(state_of(result(&replay[0])), Some("TASK_STATE_INPUT_REQUIRED"));
+        let mut retained = subscribe_after(&p, &task_id, "1").await.unwrap_or_else(|e| panic!("{}", e.body));
+        let first = retained.next_within(STEP).await.unwrap();
+        assert_eq!(seq(&first), 2);
+        assert_eq!(first.kind(), "statusUpdate");
+        assert_eq!(state_of(result(&first)), Some("TASK_STATE_INPUT_REQUIRED"));
+        if !until_terminal {
+            assert!(read_to_end(&mut retained).await.is_empty(), "the replay ends at the interruption");
+        }
+        drop(retained);
 
-    let mut fallback = subscribe_after(&p, &task_id, "0").await.unwrap_or_else(|e| panic!("{}", e.body));
-    let snap = fallback.next_within(STEP).await.unwrap();
-    assert_eq!(snap.kind(), "task", "event 1 was evicted: a snapshot, not a gap");
-    assert_eq!(seq(&snap), 2);
-    assert_eq!(state_of(result(&snap)), Some("TASK_STATE_INPUT_REQUIRED"));
-    p.call("CancelTask", json!({"id": task_id})).await.result();
-    let rest = read_to_end(&mut fallback).await;
-    assert_eq!(seqs(&rest), [3], "{:?}", kinds(&rest));
-    assert_eq!(state_of(result(&rest[0])), Some("TASK_STATE_CANCELED"));
+        let mut fallback = subscribe_after(&p, &task_id, "0").await.unwrap_or_else(|e| panic!("{}", e.body));
+        let snap = fallback.next_within(STEP).await.unwrap();
+        assert_eq!(snap.kind(), "task", "event 1 was evicted: a snapshot, not a gap");
+        assert_eq!(seq(&snap), 2);
+        assert_eq!(state_of(result(&snap)), Some("TASK_STATE_INPUT_REQUIRED"));
+        if !until_terminal {
+            assert!(read_to_end(&mut fallback).await.is_empty(), "the snapshot of an interrupted task ends the stream");
+            continue;
+        }
+        p.call("CancelTask", json!({"id": task_id})).await.result();
+        let rest = read_to_end(&mut fallback).await;
+        assert_eq!(seqs(&rest), [3], "{:?}", kinds(&rest));
+        assert_eq!(state_of(result(&rest[0])), Some("TASK_STATE_CANCELED"));
+    }
 }
 
 /// Resource bounds (`limits.max_task_events`), §3.5.2 (no reordering, no loss): a live stream that

@@ -20,6 +20,17 @@ pub async fn serve(config: MockConfig, addr: SocketAddr) -> anyhow::Result<i32> 
     Ok(0)
 }
 
+/// The limits table: flag, value in force, default, what is bounded, what happens beyond.
+pub fn print_limits(config: &MockConfig) -> anyhow::Result<i32> {
+    let rows = config.limits.table();
+    let w = rows.iter().map(|r| r.flag.len()).max().unwrap_or(0);
+    println!("{:<w$}  {:>10}  {:>10}  {:<52}  beyond it", "flag", "value", "default", "bounds");
+    for r in rows {
+        println!("{:<w$}  {:>10}  {:>10}  {:<52}  {}", r.flag, r.value, r.default, r.what, r.beyond);
+    }
+    Ok(0)
+}
+
 /// One line per fault: id, the section it violates, what the mock does wrong.
 pub fn list_faults() -> anyhow::Result<i32> {
     let catalogue = FaultCatalogue::builtin()?;

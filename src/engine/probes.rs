@@ -25,7 +25,7 @@ pub async fn run(run: &mut CheckRun<'_>, name: &str, params: &Value) -> Result<(
     }
     match name {
         "concurrent_subscribers" => concurrent_subscribers(run, params).await,
-        "resume_last_event_id" => resume_last_event_id(run).await,
+        "resume_last_event_id" => resume_last_event_id(run, params).await,
         "push_delivery" => push_delivery(run, params).await,
         "card_conditional_get" => card_conditional_get(run).await,
         other => Err(StepFail::undecided("probe", format!("unknown probe {other:?}; known: {}", PROBES.join(", ")))),
@@ -70,13 +70,32 @@ async fn start_task_inner(run: &mut CheckRun<'_>, step: &str, text: &str) -> Res
     })
 }
 
+/// Where a resumed subscription names the last event it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ResumeVia {
+    /// The SSE `Last-Event-ID` header.
+    Header,
+    /// `afterEventId` in the SubscribeToTask params (the resume extension some agents declare).
+    Param,
+}
+
 async fn subscribe(
     run: &CheckRun<'_>,
     step: &str,
     task: &str,
     last_event_id: Option<&str>,
 ) -> Result<StreamExchange, StepFail> {
-    subscribe_full(run, step, task, last_event_id, None).await
+    subscribe_full(run, step, task, last_event_id.map(|id| (id, ResumeVia::Header)), None).await
+}
+
+async fn subscribe_resumed(
+    run: &CheckRun<'_>,
+    step: &str,
+    task: &str,
+    after: &str,
+    via: ResumeVia,
+) -> Result<StreamExchange, StepFail> {
+    subscribe_full(run, step, task, Some((after, via)), None).await
 }
 
 /// A subscription that hangs up after `stop_after` events (a client going away mid-stream).
@@ -93,12 +112,16 @@ async fn subscribe_full(
     run: &CheckRun<'_>,
     step: &str,
     task: &str,
-    last_event_id: Option<&str>,
+    resume: Option<(&str, ResumeVia)>,
     stop_after: Option<usize>,
 ) -> Result<StreamExchange, StepFail> {
-    let params = normalize_params("subscribe_to_task", json!({"id": task}), &run.ctx.tenant, &run.ctx.behaviors);
+    let mut params = json!({"id": task});
+    if let Some((id, ResumeVia::Param)) = resume {
+        params["afterEventId"] = json!(id);
+    }
+    let params = normalize_params("subscribe_to_task", params, &run.ctx.tenant, &run.ctx.behaviors);
     let mut req: HttpRequest = rpc_request(&run.ctx.rpc_url, &json!(step), "SubscribeToTask", Some(params));
-    if let Some(id) = last_event_id {
+    if let Some((id, ResumeVia::Header)) = resume {
         req.headers.push(("Last-Event-ID".into(), id.into()));
     }
     let limits =
@@ -198,9 +221,20 @@ async fn concurrent_subscribers(run: &mut CheckRun<'_>, params: &Value) -> Resul
     Ok(())
 }
 
-/// Resume extension: after reading part of a stream, reconnecting with `Last-Event-ID` replays
-/// exactly the events that followed, with the same ids.
-async fn resume_last_event_id(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
+/// Resume extension: after reading part of a stream, reconnecting with `Last-Event-ID` (or, with
+/// `params.via: "after_event_id"`, with `afterEventId` in the params) replays exactly the events
+/// that followed, with the same ids.
+async fn resume_last_event_id(run: &mut CheckRun<'_>, params: &Value) -> Result<(), StepFail> {
+    let via = match params.get("via").and_then(Value::as_str) {
+        None | Some("last_event_id") => ResumeVia::Header,
+        Some("after_event_id") => ResumeVia::Param,
+        Some(other) => {
+            return Err(StepFail::undecided(
+                "probe",
+                format!("unknown via {other:?}; known: last_event_id, after_event_id"),
+            ));
+        }
+    };
     let task = start_task(run, "start", "tck-long-running resume").await?;
     let full = subscribe(run, "reference", &task, None).await?;
     run.keep(full.to_evidence(Some("reference"), &run.ctx.redactor));
@@ -221,7 +255,7 @@ async fn resume_last_event_id(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
     // The task is terminal now, so a second task is needed to resume mid-way.
     let task2 = start_task(run, "start-2", "tck-long-running resume").await?;
     let head = subscribe_first(run, &task2).await?;
-    let resumed = subscribe(run, "resumed", &task2, Some(&head)).await?;
+    let resumed = subscribe_resumed(run, "resumed", &task2, &head, via).await?;
     run.keep(resumed.to_evidence(Some("resumed"), &run.ctx.redactor));
     let tail = results("resumed", &resumed)?;
     if tail.iter().any(|(id, v)| id.as_deref() == Some(head.as_str()) || v.get("task").is_some()) {

@@ -121,10 +121,18 @@ impl RpcError {
         self
     }
 
-    /// The JSON-RPC `error` object (§9.5).
+    /// The JSON-RPC `error` object (§9.5): A2A codes carry a `google.rpc.ErrorInfo`, -32602 a
+    /// `google.rpc.BadRequest`.
     pub fn to_json(&self) -> Value {
+        self.to_json_with(false)
+    }
+
+    /// [`RpcError::to_json`], with a `google.rpc.ErrorInfo` on every code when `info_everywhere`
+    /// (after the BadRequest of a -32602, which stays first).
+    pub fn to_json_with(&self, info_everywhere: bool) -> Value {
         let mut data = Vec::new();
-        if self.code.is_a2a() || self.code == ErrorCode::Unauthenticated {
+        let a2a = self.code.is_a2a() || self.code == ErrorCode::Unauthenticated;
+        let info = || {
             let mut info = json!({
                 "@type": ERROR_INFO_TYPE,
                 "reason": self.code.reason(),
@@ -133,10 +141,16 @@ impl RpcError {
             if !self.metadata.is_empty() {
                 info["metadata"] = Value::Object((*self.metadata).clone());
             }
-            data.push(info);
+            info
+        };
+        if a2a {
+            data.push(info());
         }
         if !self.violations.is_empty() {
             data.push(json!({"@type": BAD_REQUEST_TYPE, "fieldViolations": self.violations}));
+        }
+        if info_everywhere && !a2a {
+            data.push(info());
         }
         let mut err = json!({"code": self.code.code(), "message": self.message});
         if !data.is_empty() {
@@ -174,6 +188,18 @@ mod tests {
         assert_eq!(e["code"], -32602);
         assert_eq!(e["data"][0]["@type"], BAD_REQUEST_TYPE);
         assert_eq!(e["data"][0]["fieldViolations"][0]["field"], "message.parts");
+    }
+
+    #[test]
+    fn error_info_everywhere_reaches_standard_codes() {
+        let plain = RpcError::standard(ErrorCode::MethodNotFound);
+        assert!(plain.to_json().get("data").is_none());
+        let e = plain.to_json_with(true);
+        assert_eq!(e["data"][0]["reason"], "METHOD_NOT_FOUND");
+        let e = RpcError::invalid_params("x", "bad").to_json_with(true);
+        assert_eq!(e["data"][0]["@type"], BAD_REQUEST_TYPE);
+        assert_eq!(e["data"][1]["@type"], ERROR_INFO_TYPE);
+        assert_eq!(RpcError::task_not_found("t").to_json_with(true), RpcError::task_not_found("t").to_json());
     }
 
     #[test]

@@ -49,6 +49,11 @@ macro_rules! methods {
             pub fn from_name(s: &str) -> Option<Self> {
                 match s { $($name => Some(Method::$variant),)+ _ => None }
             }
+
+            /// Looks a 0.3 method name up (`message/send` is SendMessage; digest §16).
+            pub fn from_legacy_name(s: &str) -> Option<Self> {
+                LEGACY_NAMES.iter().find(|(legacy, _)| *legacy == s).map(|(_, m)| *m)
+            }
         }
     };
 }
@@ -74,6 +79,20 @@ methods! {
     GetExtendedAgentCard => "GetExtendedAgentCard", "9.4.8", false;
 }
 
+/// The 0.3 names of the methods 0.3 had (ListTasks is new in 1.0).
+pub const LEGACY_NAMES: &[(&str, Method)] = &[
+    ("message/send", Method::SendMessage),
+    ("message/stream", Method::SendStreamingMessage),
+    ("tasks/get", Method::GetTask),
+    ("tasks/cancel", Method::CancelTask),
+    ("tasks/resubscribe", Method::SubscribeToTask),
+    ("tasks/pushNotificationConfig/set", Method::CreateTaskPushNotificationConfig),
+    ("tasks/pushNotificationConfig/get", Method::GetTaskPushNotificationConfig),
+    ("tasks/pushNotificationConfig/list", Method::ListTaskPushNotificationConfigs),
+    ("tasks/pushNotificationConfig/delete", Method::DeleteTaskPushNotificationConfig),
+    ("agent/getAuthenticatedExtendedCard", Method::GetExtendedAgentCard),
+];
+
 impl std::fmt::Display for Method {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -86,10 +105,15 @@ pub fn success(id: &RequestId, result: Value) -> Value {
 
 /// An error response envelope; `id` is null when the request's id could not be read.
 pub fn failure(id: Option<&RequestId>, error: &RpcError) -> Value {
+    failure_with(id, error, false)
+}
+
+/// [`failure`], with a `google.rpc.ErrorInfo` on every error code when `info_everywhere`.
+pub fn failure_with(id: Option<&RequestId>, error: &RpcError, info_everywhere: bool) -> Value {
     json!({
         "jsonrpc": "2.0",
         "id": id.map(RequestId::to_json).unwrap_or(Value::Null),
-        "error": error.to_json(),
+        "error": error.to_json_with(info_everywhere),
     })
 }
 

@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use super::card::{self, CardDocument};
 use super::config::{ExtendedCard, MockConfig};
+use super::dedup::MessageIds;
 use super::faults;
 use super::push::PushDispatcher;
+use super::record::Recorder;
 use super::scenario::{ScenarioBook, ScenarioError};
 use super::tasks::TaskStore;
 
@@ -21,6 +23,10 @@ pub struct App {
     pub scenarios: ScenarioBook,
     pub store: TaskStore,
     pub push: Arc<PushDispatcher>,
+    /// Message ids already used (only consulted with `single_use_message_ids`).
+    pub message_ids: MessageIds,
+    /// Requests received (only filled with `record_requests`).
+    pub recorder: Recorder,
 }
 
 /// The mock could not start.
@@ -30,10 +36,14 @@ pub enum MockError {
     Scenario(#[from] ScenarioError),
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
+    /// A setting that cannot be served.
+    #[error("{0}")]
+    Config(String),
 }
 
 impl App {
-    /// Builds the state for a server reachable at `base_url` (no trailing slash).
+    /// Builds the state for a server reachable at `base_url` (no trailing slash; the path prefix,
+    /// if any, included).
     pub fn new(config: MockConfig, base_url: &str) -> Result<Self, MockError> {
         let mut scenarios = ScenarioBook::builtin()?;
         if let Some(dir) = &config.scenario_dir {
@@ -50,6 +60,16 @@ impl App {
             retries: config.push_retries,
             faults: faults::ActiveFaults(config.faults.clone()),
         });
-        Ok(App { card: CardDocument::new(public), extended_card, scenarios, store, push, config })
+        let message_ids = MessageIds::new(l.max_message_ids);
+        Ok(App {
+            card: CardDocument::new(public),
+            extended_card,
+            scenarios,
+            store,
+            push,
+            message_ids,
+            recorder: Recorder::default(),
+            config,
+        })
     }
 }

@@ -5,7 +5,7 @@ use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
-use super::config::{ExtendedCard, MockConfig};
+use super::config::{ExtendedCard, MockConfig, RESUME_EXTENSION_URI};
 use super::scenario::ScenarioBook;
 use crate::protocol::version::PROTOCOL_VERSION;
 use crate::protocol::{
@@ -76,6 +76,16 @@ pub fn public_card(cfg: &MockConfig, base_url: &str, scenarios: &ScenarioBook) -
         required: true,
         params: None,
     }));
+    if cfg.resume_extension && cfg.streaming {
+        extensions.push(AgentExtension {
+            uri: RESUME_EXTENSION_URI.into(),
+            description: "Resumable streams: every SSE event carries an id: (its position in the task's event log); \
+                          SubscribeToTask with params.afterEventId or a Last-Event-ID header replays the events after it."
+                .into(),
+            required: false,
+            params: None,
+        });
+    }
     let mut security_schemes = BTreeMap::new();
     if let ExtendedCard::Bearer(_) = cfg.extended_card {
         security_schemes.insert(

@@ -77,7 +77,51 @@ pub struct MockConfig {
     pub card_max_age_secs: u64,
     /// Spec violations to commit on purpose (`--fault`); empty for a faithful mock.
     pub faults: Vec<std::sync::Arc<super::faults::Fault>>,
+    /// SubscribeToTask streams stay open through INPUT_REQUIRED / AUTH_REQUIRED and close only at a
+    /// terminal state (§3.1.6, §7.6.1); off, they close at an interrupted state too (§11.7).
+    pub subscribe_until_terminal: bool,
+    /// Declare the resume extension ([`RESUME_EXTENSION_URI`]) and honour `afterEventId` in
+    /// SubscribeToTask params. `Last-Event-ID` is honoured either way.
+    pub resume_extension: bool,
+    /// Serve the card and JSON-RPC under this path (`/agents/a`); empty for the root.
+    pub path_prefix: String,
+    /// Accept the 0.3 method names (`message/send`, `tasks/get`, ...) as aliases of the 1.0 ones;
+    /// off, they get -32601 as from any 1.0 agent.
+    pub legacy_method_names: bool,
+    /// Refuse a `messageId` already used (-32602), as agents that deduplicate do (§3.3.1).
+    pub single_use_message_ids: bool,
+    /// Every error carries a `google.rpc.ErrorInfo` detail, JSON-RPC standard codes included (A2A
+    /// codes always do).
+    pub error_info_everywhere: bool,
+    /// Record every request received (`MockPeer` does, for expectations).
+    pub record_requests: bool,
 }
+
+impl MockConfig {
+    /// The path prefix in canonical form: empty, or `/seg/seg` (leading slash, no trailing slash,
+    /// no query, fragment, `.` or `..` segment).
+    pub fn normalized_prefix(&self) -> Result<String, String> {
+        let p = self.path_prefix.trim().trim_end_matches('/');
+        if p.is_empty() {
+            return Ok(String::new());
+        }
+        let bad = |why: &str| Err(format!("--path-prefix {:?}: {why}", self.path_prefix));
+        if !p.starts_with('/') {
+            return bad("must start with /");
+        }
+        if p.contains(['?', '#', '{', '}', '*', ' ', '%']) {
+            return bad("must be plain path segments");
+        }
+        if p[1..].split('/').any(|seg| seg.is_empty() || seg == "." || seg == "..") {
+            return bad("has an empty, . or .. segment");
+        }
+        Ok(p.to_owned())
+    }
+}
+
+/// The URI under which the mock declares its resume extension: SSE `id:` on every event and
+/// SubscribeToTask resuming after `afterEventId` (param) or `Last-Event-ID` (header).
+pub const RESUME_EXTENSION_URI: &str = "urn:a2a-conform:ext:resume:v1";
 
 impl Default for MockConfig {
     fn default() -> Self {
@@ -101,6 +145,13 @@ impl Default for MockConfig {
             limits: Limits::default(),
             card_max_age_secs: 300,
             faults: Vec::new(),
+            subscribe_until_terminal: false,
+            resume_extension: true,
+            path_prefix: String::new(),
+            legacy_method_names: false,
+            single_use_message_ids: false,
+            error_info_everywhere: false,
+            record_requests: false,
         }
     }
 }

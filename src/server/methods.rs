@@ -10,9 +10,10 @@ use serde_json::{Value, json};
 
 use super::app::App;
 use super::config::ExtendedCard;
-use super::push::{check_destination, ensure_worker};
+use super::push::ensure_worker;
 use super::scenario::{TemplateVars, render_parts};
-use super::stream;
+use super::ssrf;
+use super::stream::{self, CloseAt, StreamOptions};
 use super::tasks::runner::{agent_message, cancel, spawn_run};
 use super::tasks::view::view;
 use super::tasks::{StreamSlot, Subscription, TaskHandle};
@@ -60,7 +61,28 @@ enum Accepted {
     Task(Arc<TaskHandle>, Box<Task>, u64),
 }
 
+/// Accepts a message, claiming its `messageId` first when ids are single-use; a message refused
+/// for any other reason gives its id back.
 async fn accept_message(app: &App, req: &SendMessageRequest) -> Result<Accepted, RpcError> {
+    let single_use = app.config.single_use_message_ids && !req.message.message_id.is_empty();
+    if single_use && !app.message_ids.claim(&req.tenant, &req.message.message_id) {
+        return Err(RpcError::invalid_params(
+            "message.messageId",
+            format!(
+                "{:?} was already used; this agent treats message ids as single-use (§3.3.1: agents may use the \
+                 messageId to detect duplicate messages), so send a new one",
+                req.message.message_id
+            ),
+        ));
+    }
+    let accepted = accept_new_message(app, req).await;
+    if single_use && accepted.is_err() {
+        app.message_ids.release(&req.tenant, &req.message.message_id);
+    }
+    accepted
+}
+
+async fn accept_new_message(app: &App, req: &SendMessageRequest) -> Result<Accepted, RpcError> {
     let limits = &app.config.limits;
     let msg = &req.message;
     check_message(msg, limits)?;
@@ -69,7 +91,7 @@ async fn accept_message(app: &App, req: &SendMessageRequest) -> Result<Accepted,
     check_input_media_types(msg, &app.config.input_modes)?;
     check_output_modes(&cfg.accepted_output_modes, &app.config.output_modes)?;
     let inline_push = match cfg.task_push_notification_config {
-        Some(p) => Some(prepare_push_config(app, p, "configuration.taskPushNotificationConfig").await?),
+        Some(p) => Some(prepare_push_config(app, p, "configuration.taskPushNotificationConfig")?),
         None => None,
     };
     let input = msg.first_text().unwrap_or("").to_owned();
@@ -96,10 +118,9 @@ async fn accept_message(app: &App, req: &SendMessageRequest) -> Result<Accepted,
             msg.context_id = t.task.context_id.clone();
             t.push_history(msg.clone());
             let steps = state.is_interrupted().then(|| {
-                t.scenario
-                    .continuation_for(&msg)
-                    .map(|c| c.steps.clone())
-                    .unwrap_or_else(|| app.scenarios.default_scenario().steps.clone())
+                let (scenario, steps) = app.scenarios.continuation(&t.scenario, &msg, app.config.behaviors);
+                t.scenario = scenario;
+                steps
             });
             let seq = t.log.last_seq().unwrap_or(0);
             Ok((steps, Box::new(t.task.clone()), seq))
@@ -190,12 +211,16 @@ pub async fn send_streaming_message(app: &App, ctx: &CallContext, params: Value)
     let req: SendMessageRequest = parse_params(params)?;
     let hl = req.configuration.as_ref().and_then(|c| c.history_length);
     match accept_message(app, &req).await? {
-        Accepted::Message(m) => Ok(Outcome::Stream(stream::single(ctx.id.clone(), StreamResponse::Message(m)))),
+        Accepted::Message(m) => {
+            let opts = StreamOptions::new(&app.config, CloseAt::TerminalOrInterrupted);
+            Ok(Outcome::Stream(stream::single(ctx.id.clone(), StreamResponse::Message(m), opts)))
+        }
         Accepted::Task(handle, snapshot, seq) => {
             let slot = open_stream_slot(app, &handle)?;
             let sub: Subscription = handle.subscribe_after(Some(seq));
             let first = StreamResponse::Task(view(&snapshot, hl, true));
-            Ok(Outcome::Stream(stream::follow(ctx.id.clone(), Some((seq, first)), sub, slot)))
+            let opts = StreamOptions::new(&app.config, CloseAt::TerminalOrInterrupted);
+            Ok(Outcome::Stream(stream::follow(ctx.id.clone(), Some((seq, first)), sub, slot, opts)))
         }
     }
 }
@@ -209,6 +234,14 @@ pub fn get_task(app: &App, params: Value) -> Result<Outcome, RpcError> {
     let handle = lookup(app, &req.tenant, &req.id)?;
     let task = handle.lock().task.clone();
     Ok(Outcome::Result(to_value(&view(&task, req.history_length, true))))
+}
+
+/// A `pageToken` longer than `max_cursor_len` is not one this server issued.
+fn check_cursor(token: &str, limits: &crate::protocol::limits::Limits) -> Result<(), RpcError> {
+    if token.len() > limits.max_cursor_len {
+        return Err(RpcError::invalid_params("pageToken", format!("longer than {} bytes", limits.max_cursor_len)));
+    }
+    Ok(())
 }
 
 fn encode_cursor(ts_ms: i128, id: &str) -> String {
@@ -234,6 +267,9 @@ pub fn list_tasks(app: &App, params: Value) -> Result<Outcome, RpcError> {
     }
     check_history_length("historyLength", req.history_length)?;
     check_id("contextId", &req.context_id, &app.config.limits)?;
+    check_cursor(&req.page_token, &app.config.limits)?;
+    // A bigger page than the agent serves is answered with fewer items (the token says there is more).
+    let page_size = page_size.min(i32::try_from(app.config.limits.max_page_size.max(1)).unwrap_or(i32::MAX));
     let cursor = if req.page_token.is_empty() {
         None
     } else {
@@ -297,20 +333,39 @@ pub fn cancel_task(app: &App, params: Value) -> Result<Outcome, RpcError> {
     Ok(Outcome::Result(to_value(&task)))
 }
 
-/// SubscribeToTask (§3.1.6), with resume after `Last-Event-ID` (kit extension).
+/// Where a resumed subscription starts: after the `afterEventId` param (the resume extension,
+/// when enabled), else after the `Last-Event-ID` header.
+fn resume_point(app: &App, ctx: &CallContext, params: &Value) -> Result<Option<(u64, &'static str)>, RpcError> {
+    let param = params.get("afterEventId").filter(|_| app.config.resume_extension);
+    let (raw, field) = match (param, &ctx.last_event_id) {
+        (Some(Value::String(s)), _) => (s.clone(), "afterEventId"),
+        (Some(Value::Number(n)), _) => (n.to_string(), "afterEventId"),
+        (Some(other), _) => {
+            return Err(RpcError::invalid_params("afterEventId", format!("must be a string, got {other}")));
+        }
+        (None, Some(h)) => (h.clone(), "Last-Event-ID"),
+        (None, None) => return Ok(None),
+    };
+    let seq = raw
+        .trim()
+        .parse::<u64>()
+        .map_err(|_| RpcError::invalid_params(field, format!("{raw:?} is not an event id this server issued")))?;
+    Ok(Some((seq, field)))
+}
+
+/// SubscribeToTask (§3.1.6), with resume after `afterEventId` / `Last-Event-ID` (kit extension).
+/// The stream closes after the snapshot when the task is already interrupted (§11.7), unless
+/// `--subscribe-until-terminal`.
 pub fn subscribe_to_task(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
     check_streaming(app)?;
+    let resume = resume_point(app, ctx, &params)?;
     let req: SubscribeToTaskRequest = parse_params(params)?;
     require("id", &req.id)?;
     check_id("id", &req.id, &app.config.limits)?;
     let handle = lookup(app, &req.tenant, &req.id)?;
-    let resume_after = match &ctx.last_event_id {
-        None => None,
-        Some(raw) => Some(raw.trim().parse::<u64>().map_err(|_| {
-            RpcError::invalid_params("Last-Event-ID", format!("{raw:?} is not an event id this server issued"))
-        })?),
-    };
-    let (snapshot, seq, retained) = {
+    let close = if app.config.subscribe_until_terminal { CloseAt::Terminal } else { CloseAt::TerminalOrInterrupted };
+    let opts = StreamOptions::new(&app.config, close);
+    let (snapshot, seq, replay, interrupted) = {
         let g = handle.lock();
         let state = g.state();
         if state.is_terminal() {
@@ -321,25 +376,36 @@ pub fn subscribe_to_task(app: &App, ctx: &CallContext, params: Value) -> Result<
             .with_meta("taskId", req.id.clone())
             .with_meta("state", state.as_str()));
         }
-        if let Some(after) = resume_after
+        if let Some((after, field)) = resume
             && !g.log.has_generated(after)
         {
-            return Err(RpcError::invalid_params(
-                "Last-Event-ID",
-                format!("event {after} has not been sent on this task"),
-            ));
+            return Err(RpcError::invalid_params(field, format!("event {after} has not been sent on this task")));
         }
-        let retained = resume_after.map(|a| g.log.after(Some(a)).is_ok());
-        (g.task.clone(), g.log.last_seq().unwrap_or(0), retained)
+        // `None` when not resuming, or when the events to replay were already evicted.
+        let replay = resume.and_then(|(after, _)| g.log.after(Some(after)).ok());
+        let interrupted = close == CloseAt::TerminalOrInterrupted && state.is_interrupted();
+        (g.task.clone(), g.log.last_seq().unwrap_or(0), replay, interrupted)
     };
+    let id = ctx.id.clone();
+    if interrupted {
+        // Nothing more will happen until a follow-up: the stream ends with what the client lacks.
+        let events = match replay {
+            Some(events) => {
+                let end = events.iter().position(|e| e.closes_stream).map_or(events.len(), |i| i + 1);
+                events.into_iter().take(end).map(|e| (e.seq, e.event)).collect()
+            }
+            None => vec![(seq, StreamResponse::Task(snapshot))],
+        };
+        return Ok(Outcome::Stream(stream::fixed(id, events, opts)));
+    }
     let slot = open_stream_slot(app, &handle)?;
-    let out = match (resume_after, retained) {
+    let out = match (resume, replay) {
         // Replay what came after the client's last event; no snapshot, the client has the state.
-        (Some(after), Some(true)) => stream::follow(ctx.id.clone(), None, handle.subscribe_after(Some(after)), slot),
+        (Some((after, _)), Some(_)) => stream::follow(id, None, handle.subscribe_after(Some(after)), slot, opts),
         // First subscription, or the events to replay were evicted: start from a fresh snapshot.
         _ => {
             let first = Some((seq, StreamResponse::Task(snapshot)));
-            stream::follow(ctx.id.clone(), first, handle.subscribe_after(Some(seq)), slot)
+            stream::follow(id, first, handle.subscribe_after(Some(seq)), slot, opts)
         }
     };
     Ok(Outcome::Stream(out))
@@ -352,8 +418,8 @@ fn check_push(app: &App) -> Result<(), RpcError> {
     Ok(())
 }
 
-/// Validates a config and assigns its id; the webhook URL must pass the SSRF guard.
-async fn prepare_push_config(
+/// Validates a config and assigns its id; the webhook URL must pass the create-time SSRF guard.
+fn prepare_push_config(
     app: &App,
     mut cfg: TaskPushNotificationConfig,
     prefix: &str,
@@ -364,14 +430,11 @@ async fn prepare_push_config(
     let at = |name: &str| if prefix.is_empty() { name.to_owned() } else { format!("{prefix}.{name}") };
     require(&at("url"), &cfg.url)?;
     check_id(&at("id"), &cfg.id, limits)?;
-    if cfg.url.len() > 2048 {
-        return Err(RpcError::invalid_params(at("url"), "longer than 2048 bytes"));
-    }
     if let Some(a) = &cfg.authentication {
         require(&at("authentication.scheme"), &a.scheme)?;
     }
-    check_destination(&cfg.url, app.config.webhooks)
-        .await
+    // Syntax and literal addresses now; names are resolved and judged at each delivery.
+    ssrf::check_url(&cfg.url, app.config.webhooks)
         .map_err(|why| RpcError::invalid_params(at("url"), format!("webhook refused: {why}")))?;
     if cfg.id.is_empty() {
         cfg.id = uuid::Uuid::new_v4().to_string();
@@ -390,13 +453,13 @@ fn redacted(cfg: &TaskPushNotificationConfig) -> TaskPushNotificationConfig {
 }
 
 /// CreateTaskPushNotificationConfig (§3.1.7).
-pub async fn create_push_config(app: &App, params: Value) -> Result<Outcome, RpcError> {
+pub fn create_push_config(app: &App, params: Value) -> Result<Outcome, RpcError> {
     check_push(app)?;
     let req: TaskPushNotificationConfig = parse_params(params)?;
     require("taskId", &req.task_id)?;
     check_id("taskId", &req.task_id, &app.config.limits)?;
     let handle = lookup(app, &req.tenant, &req.task_id)?;
-    let cfg = prepare_push_config(app, req, "").await?;
+    let cfg = prepare_push_config(app, req, "")?;
     let max = app.config.limits.max_push_configs;
     let (stored, seq, terminal) = handle.update(|t| {
         if !t.push_configs.contains_key(&cfg.id) && t.push_configs.len() >= max {
@@ -446,6 +509,7 @@ pub fn list_push_configs(app: &App, params: Value) -> Result<Outcome, RpcError> 
     if req.page_size < 0 {
         return Err(RpcError::invalid_params("pageSize", "must not be negative"));
     }
+    check_cursor(&req.page_token, &app.config.limits)?;
     let handle = lookup(app, &req.tenant, &req.task_id)?;
     let all: Vec<TaskPushNotificationConfig> = handle.lock().push_configs.values().cloned().collect();
     let after = if req.page_token.is_empty() {
@@ -458,7 +522,8 @@ pub fn list_push_configs(app: &App, params: Value) -> Result<Outcome, RpcError> 
             .ok_or_else(|| RpcError::invalid_params("pageToken", "is not a token this server issued"))?;
         Some(raw)
     };
-    let size = if req.page_size == 0 { all.len().max(1) } else { req.page_size as usize };
+    let max = app.config.limits.max_page_size.max(1);
+    let size = if req.page_size == 0 { all.len().clamp(1, max) } else { (req.page_size as usize).min(max) };
     let rest: Vec<_> = all.into_iter().filter(|c| after.as_ref().is_none_or(|a| c.id.as_str() > a.as_str())).collect();
     let page: Vec<_> = rest.iter().take(size).map(redacted).collect();
     let next_page_token = if rest.len() > page.len() {

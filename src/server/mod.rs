@@ -4,11 +4,15 @@
 pub mod app;
 pub mod card;
 pub mod config;
+pub mod dedup;
 pub mod faults;
 pub mod methods;
+pub mod peer;
 pub mod push;
+pub mod record;
 pub mod rpc;
 pub mod scenario;
+pub mod ssrf;
 pub mod stream;
 pub mod tasks;
 pub mod validate;
@@ -17,7 +21,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -26,11 +30,16 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use app::{App, MockError};
-pub use config::{ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
+pub use config::{ExtendedCard, MissingVersion, MockConfig, RESUME_EXTENSION_URI, WebhookPolicy};
+pub use peer::{Expectation, ExpectationFailure, MockPeer, MockPeerBuilder};
+pub use record::RecordedRequest;
 
 use card::{RPC_PATH, WELL_KNOWN_PATH};
 
-async fn serve_card(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+async fn serve_card(State(app): State<Arc<App>>, OriginalUri(uri): OriginalUri, headers: HeaderMap) -> Response {
+    if app.config.record_requests {
+        app.recorder.record(uri.path(), &headers, b"");
+    }
     let doc = &app.card;
     let inm = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
     let not_modified = match inm {
@@ -61,14 +70,20 @@ async fn serve_card(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
 }
 
 /// The mock's routes: the well-known card and the JSON-RPC endpoint (with or without a trailing
-/// slash). Usable without a socket through `tower::ServiceExt::oneshot`.
+/// slash), under the configured path prefix. Usable without a socket through
+/// `tower::ServiceExt::oneshot`. A prefix that cannot be served (see
+/// [`MockConfig::normalized_prefix`]) is ignored here; [`MockServer::start`] refuses it.
 pub fn router(app: Arc<App>) -> Router {
     let active = Arc::new(faults::ActiveFaults(app.config.faults.clone()));
-    let routes = Router::new()
+    let prefix = app.config.normalized_prefix().unwrap_or_default();
+    let mut routes = Router::new()
         .route(WELL_KNOWN_PATH, get(serve_card))
         .route(RPC_PATH, post(rpc::endpoint))
         .route(&format!("{RPC_PATH}/"), post(rpc::endpoint))
         .with_state(app);
+    if !prefix.is_empty() {
+        routes = Router::new().nest(&prefix, routes);
+    }
     // A faithful mock pays nothing for the fault machinery.
     if active.is_empty() {
         routes
@@ -97,9 +112,10 @@ impl MockServer {
     pub async fn bind(config: MockConfig, addr: SocketAddr) -> Result<Self, MockError> {
         let listener = TcpListener::bind(addr).await.map_err(|source| MockError::Bind { addr, source })?;
         let addr = listener.local_addr().map_err(|source| MockError::Bind { addr, source })?;
+        let prefix = config.normalized_prefix().map_err(MockError::Config)?;
         let base_url = match &config.public_url {
-            Some(u) => u.trim_end_matches('/').to_owned(),
-            None => format!("http://{addr}"),
+            Some(u) => format!("{}{prefix}", u.trim_end_matches('/')),
+            None => format!("http://{addr}{prefix}"),
         };
         let app = Arc::new(App::new(config, &base_url)?);
         let (tx, rx) = oneshot::channel::<()>();
@@ -119,7 +135,7 @@ impl MockServer {
         self.addr
     }
 
-    /// Base URL, e.g. `http://127.0.0.1:PORT`.
+    /// Base URL, e.g. `http://127.0.0.1:PORT` (with the path prefix, if any).
     pub fn url(&self) -> &str {
         &self.base_url
     }

@@ -1,11 +1,11 @@
-//! Push notification delivery (§4.3.3, §13.2): an SSRF guard on webhook URLs and a worker per task
-//! that POSTs each event, in order, to every registered webhook.
+//! Push notification delivery (§4.3.3, §13.2): a worker per task that POSTs each event, in order,
+//! to every registered webhook, resolving and checking each destination first (`ssrf`).
 
-use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::config::WebhookPolicy;
+use super::ssrf;
 use super::tasks::{Lagged, LoggedEvent, TaskHandle};
 use crate::protocol::{StreamResponse, TaskPushNotificationConfig};
 
@@ -13,104 +13,6 @@ use crate::protocol::{StreamResponse, TaskPushNotificationConfig};
 pub const PUSH_CONTENT_TYPE: &str = "application/a2a+json";
 /// Header carrying the config's token; 1.0.0 and 0.3 examples use it (digest §11).
 pub const TOKEN_HEADER: &str = "X-A2A-Notification-Token";
-
-/// What kind of network an address belongs to, for the SSRF guard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AddressClass {
-    /// Globally routable.
-    Public,
-    /// 127.0.0.0/8, ::1.
-    Loopback,
-    /// RFC 1918, link-local, CGNAT, unique-local IPv6.
-    Private,
-    /// Unspecified, multicast, broadcast, documentation: never a webhook.
-    Forbidden,
-}
-
-/// Classifies an address (IPv4-mapped IPv6 is judged as IPv4).
-pub fn classify(ip: IpAddr) -> AddressClass {
-    match ip {
-        IpAddr::V4(v4) => {
-            let o = v4.octets();
-            if v4.is_loopback() {
-                AddressClass::Loopback
-            } else if v4.is_unspecified() || v4.is_multicast() || v4.is_broadcast() || v4.is_documentation() {
-                AddressClass::Forbidden
-            } else if v4.is_private() || v4.is_link_local() || (o[0] == 100 && (64..128).contains(&o[1])) || o[0] == 0 {
-                AddressClass::Private
-            } else {
-                AddressClass::Public
-            }
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return classify(IpAddr::V4(v4));
-            }
-            if v6.is_loopback() {
-                AddressClass::Loopback
-            } else if v6.is_unspecified() || v6.is_multicast() {
-                AddressClass::Forbidden
-            } else if v6.is_unique_local() || v6.is_unicast_link_local() {
-                AddressClass::Private
-            } else {
-                AddressClass::Public
-            }
-        }
-    }
-}
-
-fn allowed(policy: WebhookPolicy, class: AddressClass) -> bool {
-    match class {
-        AddressClass::Public => true,
-        AddressClass::Loopback => policy != WebhookPolicy::PublicOnly,
-        AddressClass::Private => policy == WebhookPolicy::AllowPrivate,
-        AddressClass::Forbidden => false,
-    }
-}
-
-/// A webhook URL checked against the policy, with the addresses it resolved to.
-#[derive(Debug, Clone)]
-pub struct Destination {
-    pub url: reqwest::Url,
-    /// Resolved addresses, all allowed by the policy; requests are pinned to the first one so that
-    /// a second DNS answer cannot redirect them (DNS rebinding).
-    pub addrs: Vec<SocketAddr>,
-}
-
-/// Parses, resolves and checks a webhook URL. The error says why it is refused.
-pub async fn check_destination(url: &str, policy: WebhookPolicy) -> Result<Destination, String> {
-    let parsed = reqwest::Url::parse(url).map_err(|e| format!("not an absolute URL: {e}"))?;
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(format!("scheme {:?} is not http or https", parsed.scheme()));
-    }
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err("URLs with embedded credentials are refused; use `authentication`".into());
-    }
-    let host = parsed.host_str().ok_or("the URL has no host")?.to_owned();
-    let port = parsed.port_or_known_default().ok_or("the URL has no port")?;
-    let lookup_host = host.trim_start_matches('[').trim_end_matches(']').to_owned();
-    let addrs: Vec<SocketAddr> =
-        tokio::time::timeout(Duration::from_secs(5), tokio::net::lookup_host((lookup_host, port)))
-            .await
-            .map_err(|_| format!("resolving {host} timed out"))?
-            .map_err(|e| format!("cannot resolve {host}: {e}"))?
-            .collect();
-    if addrs.is_empty() {
-        return Err(format!("{host} resolves to no address"));
-    }
-    for a in &addrs {
-        let class = classify(a.ip());
-        if !allowed(policy, class) {
-            let hint = match class {
-                AddressClass::Loopback => " (start the mock with --allow-loopback-webhooks to permit it)",
-                AddressClass::Private => " (start the mock with --allow-private-webhooks to permit it)",
-                _ => "",
-            };
-            return Err(format!("{host} resolves to {} which is a {class:?} address{hint}", a.ip()));
-        }
-    }
-    Ok(Destination { url: parsed, addrs })
-}
 
 /// Sends push notifications with bounded time and retries.
 #[derive(Debug, Clone)]
@@ -162,7 +64,7 @@ impl PushDispatcher {
             })
             .unwrap_or_else(|| PUSH_CONTENT_TYPE.to_owned());
         let send_auth = !muts().any(|m| matches!(m, Mutation::PushDropAuth));
-        let dest = match check_destination(&cfg.url, self.policy).await {
+        let dest = match ssrf::resolve(&cfg.url, self.policy).await {
             Ok(d) => d,
             Err(reason) => return DeliveryOutcome::Failed { reason, attempts: 0 },
         };
@@ -238,8 +140,15 @@ pub fn ensure_worker(handle: &Arc<TaskHandle>, dispatcher: Arc<PushDispatcher>, 
                 let configs: Vec<_> = handle.lock().push_configs.values().cloned().collect();
                 let body = serde_json::to_vec(&ev.event).expect("StreamResponse serializes");
                 for cfg in &configs {
-                    let outcome = dispatcher.deliver(cfg, &body).await;
-                    tracing::info!(task = %handle.id, config = %cfg.id, seq = ev.seq, ?outcome, "push delivery");
+                    match dispatcher.deliver(cfg, &body).await {
+                        outcome @ DeliveryOutcome::Delivered { .. } => {
+                            tracing::info!(task = %handle.id, config = %cfg.id, seq = ev.seq, ?outcome, "push delivery");
+                        }
+                        DeliveryOutcome::Failed { reason, attempts } => tracing::warn!(
+                            task = %handle.id, config = %cfg.id, url = %cfg.url, seq = ev.seq, attempts,
+                            "push delivery failed: {reason}"
+                        ),
+                    }
                 }
                 // A snapshot of a finished task (after a lag) ends the worker like a terminal update.
                 terminal_seen |=

@@ -5,15 +5,15 @@
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::app::App;
-use super::config::MissingVersion;
+use super::config::{MissingVersion, RESUME_EXTENSION_URI};
 use super::methods::{self, CallContext, Outcome};
-use crate::protocol::jsonrpc::{Method, RequestId, failure, success};
+use crate::protocol::jsonrpc::{Method, RequestId, failure_with, success};
 use crate::protocol::limits::json_depth_exceeds;
 use crate::protocol::version::{EXTENSIONS_HEADER, ProtocolVersion, VERSION_HEADER, split_list};
 use crate::protocol::{ErrorCode, RpcError};
@@ -27,9 +27,9 @@ fn json_response(status: StatusCode, body: &Value, extensions: Option<&str>) -> 
     r
 }
 
-fn error_response(id: Option<&RequestId>, err: &RpcError) -> Response {
+fn error_response(app: &App, id: Option<&RequestId>, err: &RpcError) -> Response {
     let status = if err.code == ErrorCode::Unauthenticated { StatusCode::UNAUTHORIZED } else { StatusCode::OK };
-    let mut r = json_response(status, &failure(id, err), None);
+    let mut r = json_response(status, &failure_with(id, err, app.config.error_info_everywhere), None);
     if status == StatusCode::UNAUTHORIZED {
         r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"a2a-conform\""));
     }
@@ -96,8 +96,9 @@ fn check_extensions(app: &App, headers: &HeaderMap) -> Result<Option<String>, Rp
         )
         .with_meta("extension", missing.clone()));
     }
-    let declared = app.config.extensions.iter().chain(&app.config.required_extensions);
-    let active: Vec<&str> = declared.filter(|d| requested.contains(&d.as_str())).map(String::as_str).collect();
+    let resume = (app.config.resume_extension && app.config.streaming).then_some(RESUME_EXTENSION_URI);
+    let declared = app.config.extensions.iter().chain(&app.config.required_extensions).map(String::as_str);
+    let active: Vec<&str> = declared.chain(resume).filter(|d| requested.contains(d)).collect();
     Ok((!active.is_empty()).then(|| active.join(", ")))
 }
 
@@ -176,7 +177,13 @@ async fn read_bounded(body: Body, limit: usize) -> Option<bytes::Bytes> {
     Some(buf.freeze())
 }
 
-pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri, body: Body) -> Response {
+pub async fn endpoint(
+    State(app): State<Arc<App>>,
+    OriginalUri(original): OriginalUri,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Body,
+) -> Response {
     let limits = &app.config.limits;
     match header_str(&headers, header::CONTENT_TYPE.as_str()) {
         Some(ct) if is_json_content_type(ct) => {}
@@ -186,6 +193,7 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
                 None => "Content-Type application/json is required".to_owned(),
             };
             return error_response(
+                &app,
                 None,
                 &RpcError::new(ErrorCode::InvalidRequest, format!("Request payload validation error: {why}")),
             );
@@ -198,20 +206,23 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
                 ErrorCode::InvalidRequest,
                 format!("Request payload validation error: the body exceeds {} bytes", limits.max_request_bytes),
             );
-            return error_response(None, &e);
+            return error_response(&app, None, &e);
         }
     };
+    if app.config.record_requests {
+        app.recorder.record(original.path(), &headers, &bytes);
+    }
     if json_depth_exceeds(&bytes, limits.max_json_depth) {
         let e = RpcError::new(
             ErrorCode::InvalidRequest,
             format!("Request payload validation error: JSON nested deeper than {} levels", limits.max_json_depth),
         );
-        return error_response(None, &e);
+        return error_response(&app, None, &e);
     }
     let (id, method_name, params) = match parse_envelope(&bytes) {
         Ok(Envelope::Call(id, method, params)) => (id, method, params),
         Ok(Envelope::Notification) => return StatusCode::NO_CONTENT.into_response(),
-        Err((id, e)) => return error_response(id.as_ref(), &e),
+        Err((id, e)) => return error_response(&app, id.as_ref(), &e),
     };
     if let RequestId::String(s) = &id
         && s.len() > limits.max_id_len
@@ -220,22 +231,23 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
             ErrorCode::InvalidRequest,
             format!("Request payload validation error: `id` longer than {} bytes", limits.max_id_len),
         );
-        return error_response(None, &e);
+        return error_response(&app, None, &e);
     }
     if let Err(e) = check_version(&app, requested_version(&headers, &uri)) {
-        return error_response(Some(&id), &e);
+        return error_response(&app, Some(&id), &e);
     }
-    let Some(method) = Method::from_name(&method_name) else {
+    let legacy = || app.config.legacy_method_names.then(|| Method::from_legacy_name(&method_name)).flatten();
+    let Some(method) = Method::from_name(&method_name).or_else(legacy) else {
         let e = RpcError::new(ErrorCode::MethodNotFound, format!("Method not found: {method_name:?}"))
             .with_meta("method", method_name);
-        return error_response(Some(&id), &e);
+        return error_response(&app, Some(&id), &e);
     };
     let activated = match check_extensions(&app, &headers) {
         Ok(a) => a,
-        Err(e) => return error_response(Some(&id), &e),
+        Err(e) => return error_response(&app, Some(&id), &e),
     };
     if params.is_null() && method != Method::GetExtendedAgentCard {
-        return error_response(Some(&id), &RpcError::invalid_params("params", "is required"));
+        return error_response(&app, Some(&id), &RpcError::invalid_params("params", "is required"));
     }
     let ctx = CallContext {
         id: id.clone(),
@@ -249,20 +261,35 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
         Method::ListTasks => methods::list_tasks(&app, params),
         Method::CancelTask => methods::cancel_task(&app, params),
         Method::SubscribeToTask => methods::subscribe_to_task(&app, &ctx, params),
-        Method::CreateTaskPushNotificationConfig => methods::create_push_config(&app, params).await,
+        Method::CreateTaskPushNotificationConfig => methods::create_push_config(&app, params),
         Method::GetTaskPushNotificationConfig => methods::get_push_config(&app, params),
         Method::ListTaskPushNotificationConfigs => methods::list_push_configs(&app, params),
         Method::DeleteTaskPushNotificationConfig => methods::delete_push_config(&app, params),
         Method::GetExtendedAgentCard => methods::get_extended_card(&app, &ctx, params),
     };
     match outcome {
-        Ok(Outcome::Result(v)) => json_response(StatusCode::OK, &success(&id, v), activated.as_deref()),
+        Ok(Outcome::Result(v)) => {
+            let body = success(&id, v);
+            let len = body.to_string().len();
+            if len > limits.max_response_bytes {
+                let e = RpcError::new(
+                    ErrorCode::Internal,
+                    format!(
+                        "the result is {len} bytes, over this agent's limit of {} (--max-response-bytes); ask for less \
+                         history (historyLength) or a smaller page",
+                        limits.max_response_bytes
+                    ),
+                );
+                return error_response(&app, Some(&id), &e);
+            }
+            json_response(StatusCode::OK, &body, activated.as_deref())
+        }
         Ok(Outcome::Stream(mut r)) => {
             if let Some(ext) = activated.and_then(|e| HeaderValue::from_str(&e).ok()) {
                 r.headers_mut().insert(EXTENSIONS_HEADER, ext);
             }
             r
         }
-        Err(e) => error_response(Some(&id), &e),
+        Err(e) => error_response(&app, Some(&id), &e),
     }
 }

@@ -112,11 +112,13 @@ impl Scenario {
             .sum()
     }
 
-    pub fn continuation_for(&self, msg: &Message) -> Option<&Continuation> {
+    /// The first continuation whose `whenText` equals the follow-up's first text (trimmed, without
+    /// case); with `catch_all`, one without `whenText` also matches.
+    pub fn continuation_for(&self, msg: &Message, catch_all: bool) -> Option<&Continuation> {
         let text = msg.first_text().unwrap_or("").trim();
         self.continuations.iter().find(|c| match &c.when_text {
             Some(w) => w.eq_ignore_ascii_case(text),
-            None => true,
+            None => catch_all,
         })
     }
 
@@ -240,6 +242,12 @@ impl ScenarioBook {
     /// The scenario for an incoming message: the longest prefix matching its first text part or its
     /// messageId, else the default.
     pub fn select(&self, msg: &Message) -> Arc<Scenario> {
+        self.select_prefixed(msg).unwrap_or_else(|| self.default_scenario())
+    }
+
+    /// The scenario whose prefix is the longest match of the message's first text part or its
+    /// messageId, if any.
+    pub fn select_prefixed(&self, msg: &Message) -> Option<Arc<Scenario>> {
         let text = msg.first_text().unwrap_or("").trim_start();
         let mut best: Option<(&Arc<Scenario>, usize)> = None;
         for sc in self.by_name.values() {
@@ -250,13 +258,91 @@ impl ScenarioBook {
                 }
             }
         }
-        match best {
-            Some((sc, _)) => sc.clone(),
-            None => self.by_name[DEFAULT_SCENARIO].clone(),
+        best.map(|(sc, _)| sc.clone())
+    }
+
+    /// What a follow-up message to a task that `current` left interrupted runs, and the scenario the
+    /// task follows from then on. The follow-up steers the conversation:
+    ///
+    /// 1. a continuation of `current` whose `whenText` equals the follow-up's text;
+    /// 2. with `steer`, the steps of the scenario the follow-up selects by prefix (text or
+    ///    messageId), which the task follows from then on: a `tck-input-required…` follow-up keeps
+    ///    the task INPUT_REQUIRED, a `tck-complete-task…` one completes it (scenarios that answer
+    ///    with a Message cannot continue a task and are passed over);
+    /// 3. the continuation of `current` without `whenText`;
+    /// 4. the default scenario's steps.
+    pub fn continuation(&self, current: &Arc<Scenario>, msg: &Message, steer: bool) -> (Arc<Scenario>, Vec<Step>) {
+        if let Some(c) = current.continuation_for(msg, false) {
+            return (current.clone(), c.steps.clone());
+        }
+        if let Some(sc) = self.select_prefixed(msg).filter(|sc| steer && sc.message_reply().is_none()) {
+            let steps = sc.steps.clone();
+            return (sc, steps);
+        }
+        match current.continuation_for(msg, true) {
+            Some(c) => (current.clone(), c.steps.clone()),
+            None => (current.clone(), self.default_scenario().steps.clone()),
         }
     }
 
     pub fn default_scenario(&self) -> Arc<Scenario> {
         self.by_name[DEFAULT_SCENARIO].clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Role;
+
+    fn follow_up(message_id: &str, text: &str) -> Message {
+        Message {
+            message_id: message_id.into(),
+            context_id: String::new(),
+            task_id: "t".into(),
+            role: Role::User,
+            parts: vec![Part::text(text)],
+            metadata: None,
+            extensions: Vec::new(),
+            reference_task_ids: Vec::new(),
+        }
+    }
+
+    fn last_state(steps: &[Step]) -> Option<TaskState> {
+        steps.iter().rev().find_map(|s| match s {
+            Step::Status { state, .. } => Some(*state),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn a_follow_up_is_steered_by_its_message_id_prefix() {
+        let book = ScenarioBook::builtin().unwrap();
+        let current = book.select(&follow_up("tck-input-required-0001", "start"));
+        let (sc, steps) = book.continuation(&current, &follow_up("tck-input-required-0002", "more"), true);
+        assert_eq!(sc.name, "tck-input-required");
+        assert_eq!(last_state(&steps), Some(TaskState::InputRequired));
+        let (sc, steps) = book.continuation(&current, &follow_up("tck-complete-task-0003", "end"), true);
+        assert_eq!(sc.name, "tck-complete-task");
+        assert_eq!(last_state(&steps), Some(TaskState::Completed));
+    }
+
+    #[test]
+    fn scenario_data_still_decides_plain_follow_ups() {
+        let book = ScenarioBook::builtin().unwrap();
+        let multi = book.select(&follow_up("m-1", "tck-multi-turn start"));
+        let (_, steps) = book.continuation(&multi, &follow_up("m-2", "DONE"), true);
+        assert_eq!(last_state(&steps), Some(TaskState::Completed));
+        let (sc, steps) = book.continuation(&multi, &follow_up("m-3", "more detail"), true);
+        assert_eq!(sc.name, "tck-multi-turn");
+        assert_eq!(last_state(&steps), Some(TaskState::InputRequired));
+        // A whenText match wins over a prefix; a Message-reply scenario cannot continue a task.
+        let (_, steps) = book.continuation(&multi, &follow_up("tck-input-required-1", "done"), true);
+        assert_eq!(last_state(&steps), Some(TaskState::Completed));
+        let (sc, _) = book.continuation(&multi, &follow_up("tck-message-response-1", "x"), true);
+        assert_eq!(sc.name, "tck-multi-turn");
+        // Without steering (no behaviours), the prefix is ignored.
+        let (sc, _) = book.continuation(&multi, &follow_up("tck-complete-task-1", "x"), false);
+        assert_eq!(sc.name, "tck-multi-turn");
     }
 }

@@ -1,8 +1,11 @@
 //! SSE responses (§9.4.2): a Task snapshot (or a lone Message), then the task's logged events in
 //! generation order, each as a JSON-RPC response with the event's sequence number as `id:`; the
-//! stream ends after the event that makes the task terminal or interrupted.
+//! stream ends after the event that makes the task terminal or interrupted (§11.7), or, for
+//! SubscribeToTask under `--subscribe-until-terminal`, only terminal (§3.1.6).
 
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -10,32 +13,109 @@ use axum::response::Response;
 use bytes::Bytes;
 use futures::stream::{self, Stream, StreamExt};
 
+use super::config::MockConfig;
 use super::tasks::{Lagged, StreamSlot, Subscription};
 use crate::protocol::StreamResponse;
 use crate::protocol::errors::{ErrorCode, RpcError};
-use crate::protocol::jsonrpc::{RequestId, failure, success};
+use crate::protocol::jsonrpc::{RequestId, failure_with, success};
 use crate::sse::{encode_comment, encode_event};
 
 /// How often an idle stream sends a comment so that proxies keep it open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-fn frame(id: &RequestId, seq: u64, ev: &StreamResponse) -> Bytes {
-    let data = success(id, serde_json::to_value(ev).expect("StreamResponse serializes"));
-    Bytes::from(encode_event(Some(&seq.to_string()), None, &data.to_string()))
+/// Which events end a task stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloseAt {
+    /// A terminal or an interrupted state (§11.7: "until the task reaches a terminal or interrupted
+    /// state, at which point the stream closes").
+    TerminalOrInterrupted,
+    /// A terminal state only (§3.1.6, §7.6.1: the stream stays open through an interruption).
+    Terminal,
+}
+
+/// How a stream ends and what bounds it.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamOptions {
+    pub close: CloseAt,
+    /// Largest event sent; a bigger one becomes an error event that ends the stream.
+    pub max_event_bytes: usize,
+    /// Longest life of the stream; then it closes (the client may resume).
+    pub max_life: Duration,
+    /// Error events carry a `google.rpc.ErrorInfo` whatever their code.
+    pub error_info_everywhere: bool,
+}
+
+impl StreamOptions {
+    pub fn new(config: &MockConfig, close: CloseAt) -> Self {
+        StreamOptions {
+            close,
+            max_event_bytes: config.limits.max_event_bytes,
+            max_life: Duration::from_millis(config.limits.max_stream_ms),
+            error_info_everywhere: config.error_info_everywhere,
+        }
+    }
+
+    fn error_event(&self, id: &RequestId, err: &RpcError) -> Bytes {
+        let data = failure_with(Some(id), err, self.error_info_everywhere).to_string();
+        Bytes::from(encode_event(None, None, &data))
+    }
+
+    /// The event framed, or (`Err`) the error event that replaces one over `max_event_bytes`.
+    fn frame(&self, id: &RequestId, seq: u64, ev: &StreamResponse) -> Result<Bytes, Bytes> {
+        let data = success(id, serde_json::to_value(ev).expect("StreamResponse serializes")).to_string();
+        if data.len() > self.max_event_bytes {
+            let err = RpcError::new(
+                ErrorCode::Internal,
+                format!(
+                    "event {seq} is {} bytes, over this agent's limit of {} (--max-event-bytes); read the task with GetTask",
+                    data.len(),
+                    self.max_event_bytes
+                ),
+            );
+            return Err(self.error_event(id, &err));
+        }
+        Ok(Bytes::from(encode_event(Some(&seq.to_string()), None, &data)))
+    }
 }
 
 /// A stream holding exactly one Message (§3.1.2 message-only shape).
-pub fn single(id: RequestId, ev: StreamResponse) -> Response {
-    let body = frame(&id, 0, &ev);
+pub fn single(id: RequestId, ev: StreamResponse, opts: StreamOptions) -> Response {
+    fixed(id, vec![(0, ev)], opts)
+}
+
+/// A stream of exactly these events (labelled with their sequence numbers), then closed: a
+/// snapshot of a task that is already interrupted, or the replay of one.
+pub fn fixed(id: RequestId, events: Vec<(u64, StreamResponse)>, opts: StreamOptions) -> Response {
+    let mut body = Vec::new();
+    for (seq, ev) in &events {
+        match opts.frame(&id, *seq, ev) {
+            Ok(b) => body.extend_from_slice(&b),
+            Err(e) => {
+                body.extend_from_slice(&e);
+                break;
+            }
+        }
+    }
     sse_response(Body::from(body))
 }
 
 /// A stream starting with `first` (a snapshot labelled with the sequence number it reflects, or
-/// `None` when resuming) followed by the subscription's events.
+/// `None` when resuming) followed by the subscription's events until one that `opts.close` names.
 /// `slot` is held for the life of the stream, so the task's stream count drops when it ends.
-pub fn follow(id: RequestId, first: Option<(u64, StreamResponse)>, sub: Subscription, slot: StreamSlot) -> Response {
-    let head = first.map(|(seq, ev)| frame(&id, seq, &ev));
-    let tail = events(id, sub, slot);
+pub fn follow(
+    id: RequestId,
+    first: Option<(u64, StreamResponse)>,
+    sub: Subscription,
+    slot: StreamSlot,
+    opts: StreamOptions,
+) -> Response {
+    let deadline = Instant::now() + opts.max_life;
+    let (head, state) = match first.map(|(seq, ev)| opts.frame(&id, seq, &ev)) {
+        None => (None, State::Open(id, sub, slot)),
+        Some(Ok(b)) => (Some(b), State::Open(id, sub, slot)),
+        Some(Err(e)) => (Some(e), State::Done),
+    };
+    let tail = events(state, opts, deadline);
     let body = stream::iter(head.map(Ok::<_, std::convert::Infallible>)).chain(tail.map(Ok));
     sse_response(Body::from_stream(body))
 }
@@ -45,10 +125,15 @@ enum State {
     Done,
 }
 
-fn events(id: RequestId, sub: Subscription, slot: StreamSlot) -> impl Stream<Item = Bytes> {
-    stream::unfold(State::Open(id, sub, slot), |state| async move {
+fn events(state: State, opts: StreamOptions, deadline: Instant) -> impl Stream<Item = Bytes> {
+    stream::unfold(state, move |state| async move {
         let State::Open(id, mut sub, slot) = state else { return None };
-        match tokio::time::timeout(KEEP_ALIVE, sub.next_batch()).await {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        match tokio::time::timeout(KEEP_ALIVE.min(left), sub.next_batch()).await {
+            Err(_) if left <= KEEP_ALIVE => None,
             Err(_) => Some((Bytes::from(encode_comment("keep-alive")), State::Open(id, sub, slot))),
             Ok(Err(Lagged { oldest_retained })) => {
                 let err = RpcError::new(
@@ -57,15 +142,25 @@ fn events(id: RequestId, sub: Subscription, slot: StreamSlot) -> impl Stream<Ite
                         "this stream fell behind the task's event log (oldest retained event {oldest_retained}); resubscribe"
                     ),
                 );
-                let data = failure(Some(&id), &err).to_string();
-                Some((Bytes::from(encode_event(None, None, &data)), State::Done))
+                Some((opts.error_event(&id, &err), State::Done))
             }
             Ok(Ok(batch)) => {
                 let mut out = Vec::new();
                 let mut closes = false;
                 for ev in batch {
-                    out.extend_from_slice(&frame(&id, ev.seq, &ev.event));
-                    if ev.closes_stream {
+                    match opts.frame(&id, ev.seq, &ev.event) {
+                        Ok(b) => out.extend_from_slice(&b),
+                        Err(e) => {
+                            out.extend_from_slice(&e);
+                            closes = true;
+                            break;
+                        }
+                    }
+                    let ends = match opts.close {
+                        CloseAt::TerminalOrInterrupted => ev.closes_stream,
+                        CloseAt::Terminal => ev.is_terminal(),
+                    };
+                    if ends {
                         closes = true;
                         break;
                     }
