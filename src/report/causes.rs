@@ -29,8 +29,9 @@ impl Story<'_> {
 /// Outcomes that are findings, in the order they are told.
 pub const FINDINGS: [Outcome; 3] = [Outcome::Fail, Outcome::Error, Outcome::Warn];
 
-/// Every finding (fail, then error, then warn; each in run order) as stories: errors with one
-/// message are one story, and the checks a finding left undecided are told with it.
+/// Every finding as stories: fails, then errors, then warnings; within each, the story that left
+/// the most checks undecided first, then run order. Errors with one message are one story, and the
+/// checks a finding left undecided are told with it.
 pub fn stories(report: &Report) -> Vec<Story<'_>> {
     let mut dependents: HashMap<&str, Vec<&CheckResult>> = HashMap::new();
     for r in report.checks().filter(|r| r.skip_reason == Some(SkipReason::DependsOnFailed)) {
@@ -46,6 +47,7 @@ pub fn stories(report: &Report) -> Vec<Story<'_>> {
     }
     let mut out = Vec::new();
     for outcome in FINDINGS {
+        let first = out.len();
         for r in report.checks().filter(|r| r.outcome == outcome) {
             let mut same = Vec::new();
             if outcome == Outcome::Error
@@ -63,6 +65,8 @@ pub fn stories(report: &Report) -> Vec<Story<'_>> {
                 .collect();
             out.push(Story { lead: r, same, dependents: waiting });
         }
+        // A stable sort: equally large stories keep their run order.
+        out[first..].sort_by_key(|s: &Story<'_>| std::cmp::Reverse(s.dependents.len()));
     }
     out
 }
@@ -109,6 +113,7 @@ mod tests {
         let results = vec![
             with("W", Outcome::Warn, "soft"),
             with("E1", Outcome::Error, "the agent stopped answering"),
+            with("F0", Outcome::Fail, "first, but nothing waits on it"),
             with("F", Outcome::Fail, "broken"),
             dependent("D1", "F"),
             with("E2", Outcome::Error, "the agent stopped answering"),
@@ -119,11 +124,12 @@ mod tests {
         let report = build_report(&RunInfo::default(), &results, 0);
         let stories = stories(&report);
         let leads: Vec<&str> = stories.iter().map(|s| s.lead.id.as_str()).collect();
-        assert_eq!(leads, ["F", "E1", "E3", "W"]);
+        // The failure that left a check undecided is told first.
+        assert_eq!(leads, ["F", "F0", "E1", "E3", "W"]);
         assert_eq!(stories[0].dependents.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["D1"]);
-        assert_eq!(stories[1].ids().collect::<Vec<_>>(), ["E1", "E2"]);
+        assert_eq!(stories[2].ids().collect::<Vec<_>>(), ["E1", "E2"]);
         // A check waiting on any check of the story is told with it.
-        assert_eq!(stories[1].dependents.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["D2"]);
-        assert_eq!(finding_count(&report), 5);
+        assert_eq!(stories[2].dependents.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["D2"]);
+        assert_eq!(finding_count(&report), 6);
     }
 }
