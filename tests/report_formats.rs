@@ -196,6 +196,31 @@ fn a_report_with_a_baseline_matches_the_report_schema() {
         .clone();
     assert_eq!(send["suppressions"][0]["status"], "accepted");
     assert_eq!(send["suppressions"][0]["justification"], "tracked in #12");
+    // JUnit agrees with the verdict: the accepted failure is skipped with its reason, the stale
+    // entry is a failure.
+    let junit = quick_junit::Report::deserialize_from_str(&a2a_conform::report::junit::to_junit(&report)).unwrap();
+    let case = |id: &str| {
+        junit
+            .test_suites
+            .iter()
+            .flat_map(|s| s.test_cases.iter())
+            .find(|c| c.name.as_str().starts_with(id))
+            .unwrap()
+            .clone()
+    };
+    match case("CORE-SEND-001:").status {
+        quick_junit::TestCaseStatus::Skipped { message, .. } => {
+            assert_eq!(message.unwrap().as_str(), "accepted by the baseline: tracked in #12")
+        }
+        other => panic!("an accepted failure is {other:?}"),
+    }
+    match case("CORE-CARD-001:").status {
+        quick_junit::TestCaseStatus::NonSuccess { kind, message, .. } => {
+            assert_eq!(kind, quick_junit::NonSuccessKind::Failure);
+            assert!(message.unwrap().as_str().starts_with("stale baseline entry"));
+        }
+        other => panic!("a stale entry is {other:?}"),
+    }
     // And shown in the other renderings.
     assert!(to_html(&report).contains("baseline: accepted"));
     let md = to_markdown(&report);
