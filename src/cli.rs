@@ -8,9 +8,11 @@ use clap::{Args, Parser, Subcommand};
 use crate::client::http::ClientConfig;
 use crate::commands::check::{self, CheckOptions, Output};
 use crate::commands::client::{ClientCommand, ClientOptions, parse_headers};
-use crate::commands::{mock, selftest};
+use crate::commands::{coverage, mock, report, selftest};
 use crate::protocol::limits::Limits;
+use crate::report::baseline::Baseline;
 use crate::report::files::Format;
+use crate::report::terminal::use_color;
 use crate::server::faults::FaultCatalogue;
 use crate::server::{ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
 use crate::suite::behaviors::{BehaviorMap, Behaviors};
@@ -37,6 +39,18 @@ pub enum Command {
     /// Prove the checks: run them against the clean mock and against the mock committing each
     /// fault alone, and print the kill matrix.
     Selftest(SelftestArgs),
+    /// Work with saved reports: render one in another format, or compare two.
+    Report {
+        #[command(subcommand)]
+        command: ReportCommand,
+    },
+    /// Traceability: for each sentence of the spec's MUST checklist, the checks that test it, and
+    /// the sentences no check tests.
+    Coverage {
+        /// Print the mapping as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Talk to any A2A agent by hand; prints JSON (one line per stream event).
     Client {
         #[command(subcommand)]
@@ -94,9 +108,16 @@ pub struct CheckArgs {
     /// Directory for report files.
     #[arg(long, default_value = "a2a-conform-report")]
     pub out: PathBuf,
-    /// Report files to write (comma-separated): json, junit, acts.
+    /// Report files to write (comma-separated): json, junit, acts, html, sarif, md.
     #[arg(long, value_delimiter = ',', default_value = "json,junit")]
     pub format: Vec<FormatArg>,
+    /// Accepted failures (YAML or JSON: entries with id, reason and an optional expires date). A
+    /// listed failure does not fail the run; a listed check that now passes is stale and does.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// No progress bar and no notes on stderr (errors still print).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Address of the webhook receiver the kit hosts for push checks.
     #[arg(long, default_value = "127.0.0.1:0")]
     pub webhook_bind: SocketAddr,
@@ -120,6 +141,30 @@ pub struct CheckArgs {
     /// No colours in the summary.
     #[arg(long)]
     pub no_color: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReportCommand {
+    /// Render a report.json in another format, on stdout or into --output.
+    Render {
+        /// The report.json to render.
+        report: PathBuf,
+        /// html, sarif, md, junit, acts or json.
+        #[arg(long)]
+        format: FormatArg,
+        /// Write here instead of stdout.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// What changed from OLD to NEW: new failures, fixed checks, changed outcomes, added and
+    /// removed checks. Exit 1 on a regression (a scored check that newly fails or errors).
+    Diff {
+        old: PathBuf,
+        new: PathBuf,
+        /// Print the diff as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -152,6 +197,26 @@ pub enum FormatArg {
     Junit,
     /// acts-report.json
     Acts,
+    /// report.html: one self-contained page
+    Html,
+    /// report.sarif: SARIF 2.1.0
+    Sarif,
+    /// report.md: a pull-request comment
+    #[value(alias = "markdown")]
+    Md,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Format {
+        match f {
+            FormatArg::Json => Format::Json,
+            FormatArg::Junit => Format::Junit,
+            FormatArg::Acts => Format::Acts,
+            FormatArg::Html => Format::Html,
+            FormatArg::Sarif => Format::Sarif,
+            FormatArg::Md => Format::Markdown,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -402,21 +467,23 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
         allow_hosts: args.allow_hosts.clone(),
         rpc_url: args.rpc_url.clone(),
         deadline: std::time::Duration::from_secs(args.deadline.max(1)),
+        baseline: match &args.baseline {
+            Some(path) => Some(Baseline::load(path).map_err(|e| anyhow::anyhow!("--baseline: {e}"))?),
+            None => None,
+        },
         ..CheckOptions::new(args.url.clone().unwrap_or_default())
     };
     let output = Output {
         json_lines: args.json_lines,
-        color: !args.no_color && std::io::IsTerminal::is_terminal(&std::io::stdout()),
+        color: use_color(
+            args.no_color,
+            std::env::var_os("NO_COLOR").as_deref(),
+            std::io::IsTerminal::is_terminal(&std::io::stdout()),
+        ),
         dir: args.out.clone(),
-        formats: args
-            .format
-            .iter()
-            .map(|f| match f {
-                FormatArg::Json => Format::Json,
-                FormatArg::Junit => Format::Junit,
-                FormatArg::Acts => Format::Acts,
-            })
-            .collect(),
+        formats: args.format.iter().map(|f| Format::from(*f)).collect(),
+        progress: !args.quiet && !args.json_lines && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        quiet: args.quiet,
     };
     let behaviors = match args.behaviors.as_deref() {
         None => None,
@@ -443,6 +510,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
             };
             selftest::run_command(&opts, &args.out).await
         }
+        Command::Report { command: ReportCommand::Render { report, format, output } } => {
+            report::render(&report, format.into(), output.as_deref())
+        }
+        Command::Report { command: ReportCommand::Diff { old, new, json } } => report::diff(&old, &new, json),
+        Command::Coverage { json } => coverage::run_command(json),
         Command::Client { command, options } => crate::commands::client::run(command, options).await,
         Command::Mock(args) if args.print_limits => mock::print_limits(&args.to_config()?),
         Command::Mock(args) => mock::serve(args.to_config()?, SocketAddr::new(args.host, args.port)).await,

@@ -280,7 +280,7 @@ fn file_sinks_write_each_format_from_the_events() {
     }
     let json_path = json.outcome().unwrap().unwrap().to_path_buf();
     let text = std::fs::read_to_string(&json_path).unwrap();
-    assert!(text.starts_with("{\n  \"schema_version\": \"1.1.0\""));
+    assert!(text.starts_with(&format!("{{\n  \"schema_version\": \"{SCHEMA_VERSION}\"")));
     assert!(text.ends_with("}\n"));
     assert_eq!(text, to_json_string(&report()));
     let xml = std::fs::read_to_string(junit.outcome().unwrap().unwrap()).unwrap();

@@ -19,9 +19,11 @@ use crate::engine::guard::{CANARY_HEADER, Guard};
 use crate::engine::reach;
 use crate::engine::scheduler::{self, INTERFACE};
 use crate::engine::webhook::WebhookReceiver;
+use crate::report::baseline::{self, Baseline, Overlay};
 use crate::report::files::{FileSink, Format};
 use crate::report::json::now_rfc3339;
 use crate::report::lines::JsonLines;
+use crate::report::progress::Progress;
 use crate::report::terminal::TerminalSink;
 use crate::report::{
     CheckMeta, CheckResult, Collector, Failure, Report, RunEvent, RunInfo, Sink, SkipReason, SuiteSource, TargetInfo,
@@ -80,6 +82,8 @@ pub struct CheckOptions {
     pub rpc_url: Option<String>,
     /// Bound on the whole run: once reached, every check still running or waiting ends as error.
     pub deadline: Duration,
+    /// Accepted failures laid over the results (`--baseline`).
+    pub baseline: Option<Baseline>,
 }
 
 impl CheckOptions {
@@ -103,6 +107,7 @@ impl CheckOptions {
             allow_hosts: Vec::new(),
             rpc_url: None,
             deadline: Duration::from_secs(600),
+            baseline: None,
         }
     }
 }
@@ -117,6 +122,10 @@ pub struct Output {
     /// Directory of the report files.
     pub dir: PathBuf,
     pub formats: Vec<Format>,
+    /// A progress bar on stderr (the caller decides: a terminal, not `--quiet`).
+    pub progress: bool,
+    /// No notes on stderr besides errors.
+    pub quiet: bool,
 }
 
 /// `a2a-conform check`: against `opts.target`, or (with `embedded`) against a mock started for the
@@ -138,7 +147,9 @@ pub async fn run_command(embedded: bool, behaviors: Option<Behaviors>, mut opts:
             headers.retain(|(k, _)| !k.eq_ignore_ascii_case(&auth.0));
         }
         headers.push(auth);
-        eprintln!("checking the embedded mock peer at {}", server.url());
+        if !output.quiet {
+            eprintln!("checking the embedded mock peer at {}", server.url());
+        }
         opts.target = server.url().to_owned();
         Some(server)
     } else {
@@ -152,8 +163,10 @@ pub async fn run_command(embedded: bool, behaviors: Option<Behaviors>, mut opts:
     } else {
         Box::new(TerminalSink::new(std::io::stdout(), output.color))
     };
+    // The bar goes first, so that it is cleared before the summary prints.
+    let mut progress = Progress::new(output.progress);
     let outcome = {
-        let mut sinks: Vec<&mut (dyn Sink + Send)> = vec![view.as_mut()];
+        let mut sinks: Vec<&mut (dyn Sink + Send)> = vec![&mut progress, view.as_mut()];
         sinks.extend(files.iter_mut().map(|f| f as &mut (dyn Sink + Send)));
         run(&opts, &mut sinks).await
     };
@@ -169,7 +182,8 @@ pub async fn run_command(embedded: bool, behaviors: Option<Behaviors>, mut opts:
     };
     for f in &files {
         match f.outcome() {
-            Some(Ok(p)) => eprintln!("wrote {}", p.display()),
+            Some(Ok(p)) if !output.quiet => eprintln!("wrote {}", p.display()),
+            Some(Ok(_)) => {}
             Some(Err(e)) => {
                 eprintln!("error: {e}");
                 code = 2;
@@ -245,7 +259,11 @@ pub async fn run(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result<Re
     let mut collector = Collector::new();
     {
         let mut both: Vec<&mut (dyn Sink + Send)> = vec![sink, &mut collector];
-        run_events(opts, &mut both).await?;
+        match &opts.baseline {
+            // Every sink, the collector included, sees the run with the baseline applied.
+            Some(b) => run_events(opts, &mut Overlay::new(&mut both, b.clone(), baseline::today())).await?,
+            None => run_events(opts, &mut both).await?,
+        }
     }
     // The run always ends with RunFinished, which is when the collector builds the report.
     Ok(collector.into_report().expect("a finished run has a report"))

@@ -3,5 +3,7 @@
 
 pub mod check;
 pub mod client;
+pub mod coverage;
 pub mod mock;
+pub mod report;
 pub mod selftest;

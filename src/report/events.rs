@@ -1,10 +1,11 @@
 //! The run's event stream (DESIGN "One event model, many sinks"): the engine emits these, and the
 //! JSON report, JUnit, the terminal view and `--json-lines` are each a consumer of them.
 
-use super::model::{CheckResult, RunInfo, Verdict};
+use super::model::{BaselineReport, CheckResult, RunInfo, Verdict};
 
 /// In order: one `RunStarted`, then per check a `CheckStarted` and a `CheckFinished` (checks
-/// overlap, so these interleave), then one `RunFinished`.
+/// overlap, so these interleave), then, when a baseline was given, one `BaselineApplied`, then one
+/// `RunFinished`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunEvent {
     RunStarted {
@@ -16,6 +17,9 @@ pub enum RunEvent {
         id: String,
     },
     CheckFinished(Box<CheckResult>),
+    /// What a baseline made of the finished checks; the `RunFinished` that follows already
+    /// carries the verdict with the baseline applied.
+    BaselineApplied(Box<BaselineReport>),
     RunFinished {
         verdict: Verdict,
         /// Why: the failed or undecided checks, or what kept the run from checking anything.

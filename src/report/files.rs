@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::events::{RunEvent, Sink};
 use super::json::{Collector, Report, to_json_string};
-use super::{acts, junit};
+use super::{acts, html, junit, markdown, sarif};
 
 /// The files `check --format` can write into `--out`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,14 +17,48 @@ pub enum Format {
     Junit,
     /// `acts-report.json`: the strict ACTS §13 subset.
     Acts,
+    /// `report.html`: one self-contained page.
+    Html,
+    /// `report.sarif`: SARIF 2.1.0, for code-scanning views.
+    Sarif,
+    /// `report.md`: a summary short enough for a pull-request comment.
+    Markdown,
 }
 
 impl Format {
+    /// Every format, in the order their names are listed.
+    pub const ALL: [Format; 6] =
+        [Format::Json, Format::Junit, Format::Acts, Format::Html, Format::Sarif, Format::Markdown];
+
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Junit => "junit",
+            Format::Acts => "acts",
+            Format::Html => "html",
+            Format::Sarif => "sarif",
+            Format::Markdown => "md",
+        }
+    }
+
+    /// The format called `name` (`markdown` is `md` too).
+    pub fn from_name(name: &str) -> Option<Format> {
+        let name = name.trim().to_ascii_lowercase();
+        if name == "markdown" {
+            return Some(Format::Markdown);
+        }
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
     pub fn file_name(self) -> &'static str {
         match self {
             Format::Json => "report.json",
             Format::Junit => "junit.xml",
             Format::Acts => "acts-report.json",
+            Format::Html => "report.html",
+            Format::Sarif => "report.sarif",
+            Format::Markdown => "report.md",
         }
     }
 
@@ -37,6 +71,9 @@ impl Format {
                 // Plain data with string keys always serializes.
                 format!("{}\n", serde_json::to_string_pretty(&v).expect("ACTS report serializes"))
             }
+            Format::Html => html::to_html(report),
+            Format::Sarif => sarif::to_sarif_string(report),
+            Format::Markdown => markdown::to_markdown(report),
         }
     }
 }

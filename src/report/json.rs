@@ -9,10 +9,12 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::events::{RunEvent, Sink};
-use super::model::{CheckResult, Level, Outcome, RunInfo, SuiteSource, TargetInfo, Verdict};
+use super::model::{
+    BaselineReport, BaselineStatus, CheckResult, EntryStatus, Level, Outcome, RunInfo, SuiteSource, TargetInfo, Verdict,
+};
 
 /// Version of the report format; bump minor for additive changes, major for removals or renames.
-pub const SCHEMA_VERSION: &str = "1.1.0";
+pub const SCHEMA_VERSION: &str = "1.2.0";
 
 /// ACTS format version the report is a superset of.
 pub const ACTS_VERSION: &str = "1.0";
@@ -146,9 +148,9 @@ pub struct VerdictInfo {
 pub struct ReportResult {
     #[serde(flatten)]
     pub result: CheckResult,
-    /// Baseline overlay (`accepted`, `stale`, `expired`); reserved, absent until baselines exist.
+    /// Baseline overlay (`accepted`, `stale`, `expired`); absent when no baseline entry names the check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline_status: Option<String>,
+    pub baseline_status: Option<BaselineStatus>,
 }
 
 /// The JSON report document (`reports/report.schema.json`).
@@ -169,12 +171,29 @@ pub struct Report {
     pub verdict: VerdictInfo,
     /// Every check result, in plan order.
     pub results: Vec<ReportResult>,
+    /// How a baseline applied (`--baseline`); absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineReport>,
 }
 
 impl Report {
     /// The check results without their overlays.
     pub fn checks(&self) -> impl Iterator<Item = &CheckResult> {
         self.results.iter().map(|r| &r.result)
+    }
+
+    /// Lays a baseline over the results: the `baseline` section, and each named result's status.
+    /// The verdict is not touched: whoever applied the baseline decided it.
+    pub fn overlay(&mut self, baseline: &BaselineReport) {
+        for r in &mut self.results {
+            r.baseline_status = baseline.entry(&r.result.id).and_then(|e| match e.status {
+                EntryStatus::Accepted => Some(BaselineStatus::Accepted),
+                EntryStatus::Stale => Some(BaselineStatus::Stale),
+                EntryStatus::Expired => Some(BaselineStatus::Expired),
+                EntryStatus::Skipped | EntryStatus::Undecided | EntryStatus::Unknown => None,
+            });
+        }
+        self.baseline = Some(baseline.clone());
     }
 
     /// Profiles in order of first appearance among the results.
@@ -250,6 +269,7 @@ pub fn build_report(info: &RunInfo, results: &[CheckResult], duration_ms: u64) -
         summary: summarize(results, duration_ms),
         verdict: VerdictInfo { status, exit_code: status.exit_code(), reasons },
         results: results.iter().map(|r| ReportResult { result: r.clone(), baseline_status: None }).collect(),
+        baseline: None,
     }
 }
 
@@ -267,6 +287,7 @@ pub struct Collector {
     info: Option<RunInfo>,
     planned: Vec<String>,
     results: Vec<CheckResult>,
+    baseline: Option<BaselineReport>,
     report: Option<Report>,
 }
 
@@ -303,10 +324,14 @@ impl Sink for Collector {
             }
             RunEvent::CheckStarted { .. } => {}
             RunEvent::CheckFinished(r) => self.results.push((**r).clone()),
+            RunEvent::BaselineApplied(b) => self.baseline = Some((**b).clone()),
             RunEvent::RunFinished { verdict, reasons, duration_ms, finished_at } => {
                 let info = self.info.clone().unwrap_or_default();
                 let mut report = build_report(&info, &self.ordered(), *duration_ms);
                 report.generated_at.clone_from(finished_at);
+                if let Some(b) = &self.baseline {
+                    report.overlay(b);
+                }
                 // The engine decided; a run that never got to its checks says why here.
                 report.verdict =
                     VerdictInfo { status: *verdict, exit_code: verdict.exit_code(), reasons: reasons.clone() };

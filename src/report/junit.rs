@@ -1,14 +1,16 @@
 //! JUnit XML rendering of a [`Report`] (via `quick-junit`), for CI systems that show test results.
 //!
 //! One `<testsuite>` per profile, one `<testcase>` per check. JUnit knows only success, failure, error
-//! and skipped, so `warn` and `info` are successes whose note goes to `<system-out>`.
+//! and skipped, so `warn` and `info` are successes whose note goes to `<system-out>`. With a
+//! baseline, an accepted failure is skipped (with the baseline's reason) and a stale entry is a
+//! failure, so that the test view agrees with the run's verdict.
 
 use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
 use super::json::Report;
-use super::model::{CheckResult, Outcome};
+use super::model::{BaselineStatus, CheckResult, Outcome};
 
 pub fn to_junit(report: &Report) -> String {
     let mut junit = quick_junit::Report::new(report.tool.name.as_str());
@@ -16,9 +18,31 @@ pub fn to_junit(report: &Report) -> String {
     for profile in report.profiles_in_order() {
         let mut suite = TestSuite::new(profile);
         let mut time = 0;
-        for r in report.checks().filter(|r| r.profile == profile) {
+        for rr in report.results.iter().filter(|r| r.result.profile == profile) {
+            let r = &rr.result;
             time += r.duration_ms;
-            suite.add_test_case(test_case(r));
+            let mut case = test_case(r);
+            let reason = report.baseline.as_ref().and_then(|b| b.entry(&r.id)).map_or("", |e| e.reason.as_str());
+            match rr.baseline_status {
+                Some(BaselineStatus::Accepted) if r.outcome == Outcome::Fail => {
+                    let mut status = TestCaseStatus::skipped();
+                    status.set_message(format!("accepted by the baseline: {reason}"));
+                    status.set_description(detail(r));
+                    case.status = status;
+                }
+                Some(BaselineStatus::Stale) => {
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    status.set_message("stale baseline entry: the check passes; remove it from the baseline");
+                    status.set_type("baseline");
+                    status.set_description(format!("baseline reason: {reason}"));
+                    case.status = status;
+                }
+                _ => {}
+            }
+            if let Some(b) = rr.baseline_status {
+                case.add_property(Property::new("baseline_status", b.as_str()));
+            }
+            suite.add_test_case(case);
         }
         suite.set_time(ms(time));
         junit.add_test_suite(suite);

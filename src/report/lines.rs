@@ -19,6 +19,7 @@ pub fn event_to_json(ev: &RunEvent) -> Value {
         }),
         RunEvent::CheckStarted { id } => json!({"event": "check_started", "id": id}),
         RunEvent::CheckFinished(result) => json!({"event": "check_finished", "result": result}),
+        RunEvent::BaselineApplied(baseline) => json!({"event": "baseline_applied", "baseline": baseline}),
         RunEvent::RunFinished { verdict, reasons, duration_ms, finished_at } => json!({
             "event": "run_finished",
             "verdict": verdict,

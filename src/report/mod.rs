@@ -1,14 +1,23 @@
 //! Verdicts and reports: the verdict model, the run events every sink consumes, and the sinks and
-//! renderings (JSON report, JUnit, terminal view, ACTS subset, JSON lines).
+//! renderings (JSON report, JUnit, terminal view, ACTS subset, JSON lines, HTML, SARIF, Markdown),
+//! the baseline overlay, report diffs and the progress bar.
 
 pub mod acts;
+pub mod baseline;
+pub mod causes;
+pub mod compare;
 pub mod events;
 pub mod files;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod lines;
+pub mod markdown;
 pub mod model;
+pub mod progress;
+pub mod sarif;
 pub mod terminal;
+pub mod textdiff;
 
 pub use events::{RunEvent, Sink};
 pub use json::{Collector, Report, build_report};

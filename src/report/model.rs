@@ -307,13 +307,13 @@ impl Verdict {
         if !failed.is_empty() {
             return (
                 Verdict::NonConformant,
-                vec![format!("{} scored check(s) failed: {}", failed.len(), list(&failed))],
+                vec![format!("{} scored check(s) failed: {}", failed.len(), list_ids(&failed))],
             );
         }
         if !errored.is_empty() {
             return (
                 Verdict::Inconclusive,
-                vec![format!("{} scored check(s) could not be decided: {}", errored.len(), list(&errored))],
+                vec![format!("{} scored check(s) could not be decided: {}", errored.len(), list_ids(&errored))],
             );
         }
         if graded == 0 {
@@ -323,13 +323,105 @@ impl Verdict {
     }
 }
 
-fn list(ids: &[&str]) -> String {
+/// Ids joined for a sentence: the first ten, then how many more.
+pub fn list_ids(ids: &[&str]) -> String {
     const SHOWN: usize = 10;
     let mut s = ids.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
     if ids.len() > SHOWN {
         s.push_str(&format!(" and {} more", ids.len() - SHOWN));
     }
     s
+}
+
+/// A baseline's overlay on one result (DESIGN "Overlays").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BaselineStatus {
+    /// A listed failure: it does not fail the run.
+    Accepted,
+    /// Listed, but the check now passes: the entry must go, and the run fails until it does.
+    Stale,
+    /// Listed with an expiry that has passed: the entry no longer applies.
+    Expired,
+}
+
+impl BaselineStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BaselineStatus::Accepted => "accepted",
+            BaselineStatus::Stale => "stale",
+            BaselineStatus::Expired => "expired",
+        }
+    }
+}
+
+/// What became of one baseline entry in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryStatus {
+    /// The check failed (or warned) as listed; accepted.
+    Accepted,
+    /// The check passed: the entry is stale and fails the run.
+    Stale,
+    /// The entry's expiry has passed; the check's own outcome stands.
+    Expired,
+    /// The check was skipped this time; the entry is kept and tolerated.
+    Skipped,
+    /// The check ended in error; nothing to accept (an error is never folded into pass).
+    Undecided,
+    /// No check of this run has the id.
+    Unknown,
+}
+
+impl EntryStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryStatus::Accepted => "accepted",
+            EntryStatus::Stale => "stale",
+            EntryStatus::Expired => "expired",
+            EntryStatus::Skipped => "skipped",
+            EntryStatus::Undecided => "undecided",
+            EntryStatus::Unknown => "unknown",
+        }
+    }
+}
+
+/// One baseline entry and what became of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaselineEntryReport {
+    /// Check id.
+    pub id: String,
+    /// Why the failure is accepted.
+    pub reason: String,
+    /// Last day the entry applies (`YYYY-MM-DD`, UTC), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<String>,
+    pub status: EntryStatus,
+}
+
+/// How a baseline file applied to a run (the report's `baseline` section).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BaselineReport {
+    /// The file as given on the command line.
+    pub source: String,
+    /// SHA-256 of the file's bytes, lower-case hex.
+    pub sha256: String,
+    /// The day (UTC) expiries were judged against, `YYYY-MM-DD`.
+    pub evaluated_on: String,
+    /// Every entry, in file order.
+    pub entries: Vec<BaselineEntryReport>,
+}
+
+impl BaselineReport {
+    /// Ids of the entries with `status`, in file order.
+    pub fn ids(&self, status: EntryStatus) -> Vec<&str> {
+        self.entries.iter().filter(|e| e.status == status).map(|e| e.id.as_str()).collect()
+    }
+
+    /// The entry for check `id`.
+    pub fn entry(&self, id: &str) -> Option<&BaselineEntryReport> {
+        self.entries.iter().find(|e| e.id == id)
+    }
 }
 
 /// Everything about the run that does not come from the checks themselves.

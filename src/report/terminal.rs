@@ -4,11 +4,11 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use similar::{ChangeTag, TextDiff};
-
+use super::causes;
 use super::events::{RunEvent, Sink};
 use super::json::{Collector, Counts, Report};
-use super::model::{CheckResult, Level, Outcome, SkipReason, Verdict};
+use super::model::{CheckResult, EntryStatus, Level, Outcome, SkipReason, Verdict};
+use super::textdiff;
 
 const WIDTH: usize = 100;
 /// Indentation of a finding's detail lines.
@@ -100,51 +100,31 @@ pub fn render(report: &Report, color: bool) -> String {
     }
     out.push('\n');
 
-    // Findings: fail first, then error, then warn; each in run order.
-    let findings: Vec<&CheckResult> = [Outcome::Fail, Outcome::Error, Outcome::Warn]
-        .iter()
-        .flat_map(|o| report.checks().filter(move |r| r.outcome == *o))
-        .collect();
-    // Errors with one cause (an unresponsive agent, the run deadline) are one story, told once.
-    let mut same_error: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for r in findings.iter().filter(|r| r.outcome == Outcome::Error) {
-        if let Some(f) = &r.failure {
-            same_error.entry(f.message.as_str()).or_default().push(r.id.as_str());
-        }
-    }
-    if !findings.is_empty() {
-        let _ = writeln!(out, "{}", p.paint(BOLD, &format!("Findings ({})", findings.len())));
-        for r in findings {
-            let shared = r
-                .failure
-                .as_ref()
-                .filter(|_| r.outcome == Outcome::Error)
-                .and_then(|f| same_error.get(f.message.as_str()))
-                .filter(|ids| ids.len() > 1);
-            if let Some(ids) = shared {
-                if ids[0] != r.id {
-                    continue;
-                }
-                finding(&mut out, r, &p);
-                let text = format!("{} more check(s) ended the same way: {}", ids.len() - 1, ids[1..].join(", "));
+    // Findings: fail first, then error, then warn; each in run order, told once per root cause.
+    let stories = causes::stories(report);
+    if !stories.is_empty() {
+        let _ = writeln!(out, "{}", p.paint(BOLD, &format!("Findings ({})", causes::finding_count(report))));
+        for story in &stories {
+            finding(&mut out, story.lead, &p);
+            if let Some(status) =
+                report.results.iter().find(|x| x.result.id == story.lead.id).and_then(|x| x.baseline_status)
+            {
+                let reason = report.baseline.as_ref().and_then(|b| b.entry(&story.lead.id)).map(|e| e.reason.as_str());
+                let text =
+                    format!("baseline: {}{}", status.as_str(), reason.map(|r| format!(" ({r})")).unwrap_or_default());
+                let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &truncate(&text, WIDTH - INDENT.len())));
+            }
+            if !story.same.is_empty() {
+                let ids: Vec<&str> = story.same.iter().map(|r| r.id.as_str()).collect();
+                let text = format!("{} more check(s) ended the same way: {}", ids.len(), ids.join(", "));
                 for line in wrap(&text, WIDTH - INDENT.len()) {
                     let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &line));
                 }
-                continue;
             }
-            finding(&mut out, r, &p);
             // One broken prerequisite is one story: the checks it left undecided are named here.
-            let dependents: Vec<&str> = report
-                .checks()
-                .filter(|d| d.depends_on.as_deref() == Some(r.id.as_str()))
-                .map(|d| d.id.as_str())
-                .collect();
-            if !dependents.is_empty() {
-                let text = format!(
-                    "{} check(s) depend on it and were not decided: {}",
-                    dependents.len(),
-                    dependents.join(", ")
-                );
+            if !story.dependents.is_empty() {
+                let ids: Vec<&str> = story.dependents.iter().map(|r| r.id.as_str()).collect();
+                let text = format!("{} check(s) depend on it and were not decided: {}", ids.len(), ids.join(", "));
                 for line in wrap(&text, WIDTH - INDENT.len()) {
                     let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &line));
                 }
@@ -161,6 +141,30 @@ pub fn render(report: &Report, color: bool) -> String {
             p.paint(BOLD, "Undecided:"),
             errors as usize + dependent
         );
+    }
+
+    if let Some(b) = &report.baseline {
+        let _ = writeln!(out, "{} {}", p.paint(BOLD, "Baseline"), truncate(&b.source, WIDTH - 10));
+        for status in [
+            EntryStatus::Accepted,
+            EntryStatus::Stale,
+            EntryStatus::Expired,
+            EntryStatus::Skipped,
+            EntryStatus::Undecided,
+            EntryStatus::Unknown,
+        ] {
+            let ids = b.ids(status);
+            if ids.is_empty() {
+                continue;
+            }
+            let text = format!("{:<10} {}", status.as_str(), ids.join(", "));
+            for (i, line) in wrap(&text, WIDTH - 4).into_iter().enumerate() {
+                let line = if i == 0 { line } else { format!("{:<10} {line}", "") };
+                let styled = if status == EntryStatus::Stale { p.paint(RED, &line) } else { line };
+                let _ = writeln!(out, "  {styled}");
+            }
+        }
+        out.push('\n');
     }
 
     // Skips, summarised by reason.
@@ -191,6 +195,12 @@ pub fn render(report: &Report, color: bool) -> String {
         }
     }
     out
+}
+
+/// Whether the end-of-run view is coloured: never with `--no-color` or when `NO_COLOR` is set to
+/// anything but the empty string (no-color.org), and only on a terminal.
+pub fn use_color(no_color_flag: bool, no_color_env: Option<&std::ffi::OsStr>, is_terminal: bool) -> bool {
+    !no_color_flag && no_color_env.is_none_or(|v| v.is_empty()) && is_terminal
 }
 
 /// `s` broken into lines of at most `width` characters at spaces, so that no id is cut in two (a
@@ -294,31 +304,12 @@ fn finding(out: &mut String, r: &CheckResult, p: &Painter) {
     }
 }
 
-/// Line diff of expected vs actual: `-` expected only, `+` actual only, two spaces for both.
-/// JSON on both sides is pretty-printed first so the diff is per field, not per blob.
+/// Line diff of expected vs actual: `-` expected only, `+` actual only, two spaces for both; each
+/// line cut to the view's width, and the whole cut after [`MAX_DIFF_LINES`].
 pub fn diff_lines(expected: &str, actual: &str) -> Vec<String> {
-    let (old, new) = match (
-        serde_json::from_str::<serde_json::Value>(expected),
-        serde_json::from_str::<serde_json::Value>(actual),
-    ) {
-        (Ok(a), Ok(b)) => (
-            serde_json::to_string_pretty(&a).unwrap_or_else(|_| expected.to_owned()),
-            serde_json::to_string_pretty(&b).unwrap_or_else(|_| actual.to_owned()),
-        ),
-        _ => (expected.to_owned(), actual.to_owned()),
-    };
-    let diff = TextDiff::from_lines(old.as_str(), new.as_str());
-    let mut lines: Vec<String> = diff
-        .iter_all_changes()
-        .map(|c| {
-            let sign = match c.tag() {
-                ChangeTag::Delete => "-",
-                ChangeTag::Insert => "+",
-                ChangeTag::Equal => " ",
-            };
-            let text = c.value().trim_end_matches(['\n', '\r']);
-            format!("{sign} {}", truncate(text, WIDTH - INDENT.len() - 2))
-        })
+    let mut lines: Vec<String> = textdiff::lines(expected, actual)
+        .into_iter()
+        .map(|(side, text)| format!("{} {}", side.sign(), truncate(&text, WIDTH - INDENT.len() - 2)))
         .collect();
     if lines.len() > MAX_DIFF_LINES {
         let more = lines.len() - MAX_DIFF_LINES;
@@ -369,6 +360,16 @@ mod tests {
         assert!(lines.iter().all(|l| l.chars().count() <= 30), "{lines:?}");
         assert_eq!(lines.join(" "), ids);
         assert_eq!(wrap("averyveryverylongword x", 5), ["averyveryverylongword", "x"]);
+    }
+
+    #[test]
+    fn colour_respects_no_color() {
+        use std::ffi::OsStr;
+        assert!(use_color(false, None, true));
+        assert!(use_color(false, Some(OsStr::new("")), true));
+        assert!(!use_color(false, Some(OsStr::new("1")), true));
+        assert!(!use_color(true, None, true));
+        assert!(!use_color(false, None, false));
     }
 
     #[test]

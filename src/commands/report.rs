@@ -1,0 +1,68 @@
+//! `a2a-conform report`: a saved `report.json` rendered in another format, and two reports
+//! compared. Every rendering is computed from the report, as during a run.
+
+use std::path::Path;
+
+use anyhow::Context as _;
+
+use crate::report::compare;
+use crate::report::files::Format;
+use crate::report::json::{Report, SCHEMA_VERSION};
+
+/// Reads a `report.json`. Reports of an older minor version of the format read as well (additive
+/// changes only); another major version is refused.
+pub fn read_report(path: &Path) -> anyhow::Result<Report> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+    let version = value.get("schema_version").and_then(|v| v.as_str()).unwrap_or("");
+    let major = |v: &str| v.split('.').next().map(str::to_owned);
+    if version.is_empty() || major(version) != major(SCHEMA_VERSION) {
+        anyhow::bail!(
+            "{}: report schema version {:?} is not supported (this kit reads {}.x reports)",
+            path.display(),
+            version,
+            major(SCHEMA_VERSION).unwrap_or_default()
+        );
+    }
+    serde_json::from_value(value).with_context(|| format!("{} is not an a2a-conform report", path.display()))
+}
+
+/// `report render REPORT --format F [--output FILE]`: prints the rendering, or writes it.
+pub fn render(report: &Path, format: Format, output: Option<&Path>) -> anyhow::Result<i32> {
+    let report = read_report(report)?;
+    let text = format.render(&report);
+    match output {
+        Some(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            }
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("wrote {}", path.display());
+        }
+        None => print_stdout(&text)?,
+    }
+    Ok(0)
+}
+
+/// Writes `text` to stdout; a reader that went away (`| head`) is not an error.
+pub fn print_stdout(text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+/// `report diff OLD NEW [--json]`: prints what changed; exit 1 on a regression.
+pub fn diff(old: &Path, new: &Path, json: bool) -> anyhow::Result<i32> {
+    let (a, b) = (read_report(old)?, read_report(new)?);
+    let d = compare::compare(&a, &b);
+    if json {
+        print_stdout(&format!("{}\n", serde_json::to_string_pretty(&d)?))?;
+    } else {
+        print_stdout(&compare::to_text(&d, &old.display().to_string(), &new.display().to_string()))?;
+    }
+    Ok(d.exit_code())
+}

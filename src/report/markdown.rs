@@ -1,0 +1,189 @@
+//! A Markdown summary of a [`Report`], short enough for a pull-request comment: the verdict, a
+//! table of profiles, the findings by root cause (one line each, at most [`MAX_FINDINGS`]) and the
+//! baseline. The HTML page and the JSON report have everything else.
+
+use std::fmt::Write as _;
+
+use super::causes;
+use super::json::Report;
+use super::model::{EntryStatus, Verdict};
+
+/// Root causes listed before the rest is counted.
+pub const MAX_FINDINGS: usize = 20;
+/// Characters of a finding's message kept.
+const MAX_MESSAGE: usize = 160;
+/// Ids named in one list before the rest is counted.
+const MAX_IDS: usize = 8;
+
+pub fn to_markdown(report: &Report) -> String {
+    let mut out = String::new();
+    let v = &report.verdict;
+    let label = match v.status {
+        Verdict::Conformant => "conformant",
+        Verdict::NonConformant => "non-conformant",
+        Verdict::UsageError => "usage error",
+        Verdict::Inconclusive => "inconclusive",
+    };
+    let mark = match v.status {
+        Verdict::Conformant => "✅",
+        Verdict::NonConformant => "❌",
+        _ => "⚠️",
+    };
+    let _ = writeln!(out, "### {mark} A2A conformance: **{label}** (exit {})\n", v.exit_code);
+    let s = &report.summary;
+    let _ = writeln!(
+        out,
+        "{} · A2A {} · {} checks: {} pass, {} fail, {} warn, {} skip, {} error, {} info\n",
+        code(&report.target.url),
+        cell(&report.spec_version),
+        s.total,
+        s.passed,
+        s.failed,
+        s.warned,
+        s.skipped,
+        s.errors,
+        s.info
+    );
+    for reason in &v.reasons {
+        let _ = writeln!(out, "- {}", cell(&truncate(reason, 300)));
+    }
+    if !v.reasons.is_empty() {
+        out.push('\n');
+    }
+
+    out.push_str(
+        "| Profile | Checks | Pass | Fail | Warn | Skip | Error | Info |\n|---|--:|--:|--:|--:|--:|--:|--:|\n",
+    );
+    for profile in report.profiles_in_order() {
+        let c = report.summary.by_profile.get(profile).copied().unwrap_or_default();
+        let unscored = report.checks().filter(|r| r.profile == profile).all(|r| !r.scored);
+        let _ = writeln!(
+            out,
+            "| {}{} | {} | {} | {} | {} | {} | {} | {} |",
+            cell(profile),
+            if unscored { " (not scored)" } else { "" },
+            c.total,
+            c.passed,
+            c.failed,
+            c.warned,
+            c.skipped,
+            c.errors,
+            c.info
+        );
+    }
+    out.push('\n');
+
+    let stories = causes::stories(report);
+    if !stories.is_empty() {
+        let _ = writeln!(out, "**Findings** ({} in {} root cause(s)):\n", causes::finding_count(report), stories.len());
+        for story in stories.iter().take(MAX_FINDINGS) {
+            let r = story.lead;
+            let section =
+                if r.spec.section.is_empty() { String::new() } else { format!(" §{}", cell(&r.spec.section)) };
+            let message = r.failure.as_ref().map_or(r.title.as_str(), |f| f.message.as_str());
+            let accepted = report
+                .results
+                .iter()
+                .find(|x| x.result.id == r.id)
+                .and_then(|x| x.baseline_status)
+                .map(|b| format!(" _(baseline: {})_", b.as_str()))
+                .unwrap_or_default();
+            let _ = write!(
+                out,
+                "- **{}** `{}`{section} {}{}{accepted} — {}",
+                r.outcome.as_str().to_uppercase(),
+                r.id,
+                r.level.as_str().to_uppercase(),
+                if r.scored { "" } else { " (not scored)" },
+                cell(&truncate(first_line(message), MAX_MESSAGE))
+            );
+            if !story.same.is_empty() {
+                let ids: Vec<&str> = story.same.iter().map(|x| x.id.as_str()).collect();
+                let _ = write!(out, "; {} more ended the same way ({})", ids.len(), ids_text(&ids));
+            }
+            if !story.dependents.is_empty() {
+                let ids: Vec<&str> = story.dependents.iter().map(|x| x.id.as_str()).collect();
+                let _ = write!(out, "; {} check(s) depend on it ({})", ids.len(), ids_text(&ids));
+            }
+            out.push('\n');
+        }
+        if stories.len() > MAX_FINDINGS {
+            let _ = writeln!(out, "- … and {} more root cause(s): see the HTML report", stories.len() - MAX_FINDINGS);
+        }
+        out.push('\n');
+    }
+
+    if let Some(b) = &report.baseline {
+        let counts: Vec<String> = [
+            EntryStatus::Accepted,
+            EntryStatus::Stale,
+            EntryStatus::Expired,
+            EntryStatus::Skipped,
+            EntryStatus::Undecided,
+            EntryStatus::Unknown,
+        ]
+        .iter()
+        .map(|s| (s, b.ids(*s)))
+        .filter(|(_, ids)| !ids.is_empty())
+        .map(|(s, ids)| format!("{} {} ({})", ids.len(), s.as_str(), ids_text(&ids)))
+        .collect();
+        let _ = writeln!(
+            out,
+            "**Baseline** {}: {}\n",
+            code(&b.source),
+            if counts.is_empty() { "no entries".to_owned() } else { counts.join(", ") }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<sub>{} {} · run {} · {}</sub>",
+        cell(&report.tool.name),
+        cell(&report.tool.version),
+        cell(&report.run.id),
+        cell(&report.generated_at)
+    );
+    out
+}
+
+/// Text safe inside a table cell or a list item: no pipes, no line breaks, no HTML.
+fn cell(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('|', "\\|").replace('<', "&lt;").replace('>', "&gt;").replace(['\n', '\r'], " ")
+}
+
+/// `s` as inline code (backticks in it are doubled around).
+fn code(s: &str) -> String {
+    let s = s.replace(['\n', '\r'], " ");
+    if s.contains('`') { format!("`` {s} ``") } else { format!("`{s}`") }
+}
+
+fn ids_text(ids: &[&str]) -> String {
+    let mut s: Vec<String> = ids.iter().take(MAX_IDS).map(|id| format!("`{id}`")).collect();
+    if ids.len() > MAX_IDS {
+        s.push(format!("{} more", ids.len() - MAX_IDS));
+    }
+    s.join(", ")
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_cannot_break_a_table() {
+        assert_eq!(cell("a|b\nc <x>"), "a\\|b c &lt;x&gt;");
+        assert_eq!(code("a`b"), "`` a`b ``");
+    }
+}

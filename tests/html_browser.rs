@@ -1,0 +1,123 @@
+//! The HTML report in a real headless browser: the page's script runs, filters the table from the
+//! address (`#outcome=fail`), and the page renders to a screenshot, all offline. Skipped (with a
+//! note on stderr) when no Chromium is installed: `apt-get install -y chromium`, or point
+//! `A2A_CONFORM_CHROMIUM` at a browser binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use a2a_conform::report::Outcome;
+use a2a_conform::report::html::to_html;
+
+#[path = "common/sample.rs"]
+mod sample;
+
+fn browser() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("A2A_CONFORM_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|p| p.is_file())
+}
+
+/// Runs the browser headless on `url` with `extra` arguments; returns stdout. Bounded: a browser that
+/// hangs fails the test instead of stalling the suite.
+fn headless(browser: &Path, profile: &Path, extra: &[String], url: &str) -> String {
+    let mut child = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-dev-shm-usage",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the browser starts");
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut s);
+        s
+    });
+    let started = Instant::now();
+    loop {
+        if child.try_wait().expect("try_wait").is_some() {
+            break;
+        }
+        if started.elapsed() > Duration::from_secs(90) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the browser did not finish within 90 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    reader.join().expect("reader thread")
+}
+
+/// The rows of the checks table in a DOM dump: (id, hidden).
+fn rows(dom: &str) -> Vec<(String, bool)> {
+    let re = regex::Regex::new(r#"<tr id="c-([^"]+)"([^>]*)>"#).unwrap();
+    re.captures_iter(dom).map(|c| (c[1].to_owned(), c[2].contains("hidden"))).collect()
+}
+
+#[test]
+fn the_page_filters_and_renders_in_a_headless_browser() {
+    let Some(browser) = browser() else {
+        eprintln!("skipped: no Chromium found (apt-get install -y chromium, or set A2A_CONFORM_CHROMIUM)");
+        return;
+    };
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("html-browser-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = sample::report();
+    let page = dir.join("report.html");
+    std::fs::write(&page, to_html(&report)).unwrap();
+    let url = format!("file://{}", page.display());
+    let profile = dir.join("profile");
+
+    // Unfiltered: the script ran and shows every check.
+    let dom = headless(&browser, &profile, &["--dump-dom".into()], &url);
+    assert!(dom.contains("data-ready=\"true\""), "the page's script did not run:\n{dom}");
+    let all = rows(&dom);
+    assert_eq!(all.len(), report.results.len());
+    assert!(all.iter().all(|(_, hidden)| !hidden));
+    let total = report.results.len();
+    assert!(dom.contains(&format!("{total} of {total} checks shown")));
+
+    // Filtered from the address: only the failures remain.
+    let dom = headless(&browser, &profile, &["--dump-dom".into()], &format!("{url}#outcome=fail"));
+    let failing: Vec<String> = report.checks().filter(|r| r.outcome == Outcome::Fail).map(|r| r.id.clone()).collect();
+    let shown: Vec<String> = rows(&dom).into_iter().filter(|(_, hidden)| !hidden).map(|(id, _)| id).collect();
+    assert_eq!(shown, failing);
+    assert!(dom.contains(&format!("{} of {total} checks shown", failing.len())), "{dom}");
+
+    // Text and profile together.
+    let dom = headless(&browser, &profile, &["--dump-dom".into()], &format!("{url}#q=sub&profile=streaming"));
+    let shown: Vec<String> = rows(&dom).into_iter().filter(|(_, hidden)| !hidden).map(|(id, _)| id).collect();
+    assert_eq!(shown, ["STREAM-SUB-001", "STREAM-SUB-002", "STREAM-SUB-003"]);
+
+    // And it draws: a PNG of the page.
+    let png = dir.join("report.png");
+    headless(
+        &browser,
+        &profile,
+        &[format!("--screenshot={}", png.display()), "--window-size=1280,1600".into(), "--hide-scrollbars".into()],
+        &url,
+    );
+    let bytes = std::fs::read(&png).expect("the browser wrote a screenshot");
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(bytes.len() > 20_000, "a blank page? {} bytes", bytes.len());
+    eprintln!("screenshot: {}", png.display());
+}

@@ -1,0 +1,345 @@
+//! The renderings of one report, each validated: SARIF against the official SARIF 2.1.0 schema
+//! (`fixtures/sarif/`), the HTML page for being self-contained and telling every story, the
+//! Markdown summary for fitting a pull-request comment, and a report with a baseline against the
+//! report schema. (The page's script is exercised in a real browser by `tests/html_browser.rs`.)
+
+use std::collections::BTreeSet;
+
+use a2a_conform::report::baseline::{Baseline, parse_date};
+use a2a_conform::report::files::{FileSink, Format};
+use a2a_conform::report::html::to_html;
+use a2a_conform::report::markdown::{MAX_FINDINGS, to_markdown};
+use a2a_conform::report::sarif::{FINGERPRINT_KEY, to_sarif};
+use a2a_conform::report::{Level, Outcome, RunEvent, Sink, Verdict};
+use serde_json::Value;
+
+#[path = "common/sample.rs"]
+mod sample;
+#[path = "common/schema.rs"]
+mod schema;
+
+fn sarif_validator() -> jsonschema::Validator {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/sarif/sarif-schema-2.1.0.json");
+    let mut schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    // The schema's `language` patterns have a stray `]`, a literal in ECMA-262 that the validator's
+    // check of the meta-schema's `format: regex` refuses. Escaping it means the same.
+    assert_eq!(escape_stray_bracket(&mut schema), 2, "the fixture changed");
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft7)
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the SARIF schema compiles")
+}
+
+/// Rewrites each `"pattern": "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$"`; returns how many.
+fn escape_stray_bracket(v: &mut Value) -> usize {
+    const STRAY: &str = "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$";
+    match v {
+        Value::Object(m) => {
+            let mut n = 0;
+            if m.get("pattern").and_then(Value::as_str) == Some(STRAY) {
+                m.insert("pattern".into(), Value::from(r"^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}\]?$"));
+                n += 1;
+            }
+            n + m.values_mut().map(escape_stray_bracket).sum::<usize>()
+        }
+        Value::Array(a) => a.iter_mut().map(escape_stray_bracket).sum(),
+        _ => 0,
+    }
+}
+
+fn assert_valid_sarif(v: &Value) {
+    let errors = schema::violations_of(&sarif_validator(), v);
+    assert!(
+        errors.is_empty(),
+        "not valid SARIF 2.1.0:\n{}\n{}",
+        errors.join("\n"),
+        serde_json::to_string_pretty(v).unwrap()
+    );
+}
+
+#[test]
+fn sarif_validates_against_the_official_schema() {
+    let report = sample::report();
+    let sarif = to_sarif(&report);
+    assert_valid_sarif(&sarif);
+    // The validator is not vacuous: a result without its message is refused.
+    let mut broken = sarif.clone();
+    broken["runs"][0]["results"][0].as_object_mut().unwrap().remove("message");
+    assert!(!schema::violations_of(&sarif_validator(), &broken).is_empty());
+    let mut bad_level = sarif.clone();
+    bad_level["runs"][0]["results"][0]["level"] = "fatal".into();
+    assert!(!schema::violations_of(&sarif_validator(), &bad_level).is_empty());
+}
+
+#[test]
+fn sarif_has_one_rule_per_check_and_one_result_per_finding() {
+    let report = sample::report();
+    let sarif = to_sarif(&report);
+    let run = &sarif["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    let rule_ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let check_ids: Vec<&str> = report.checks().map(|r| r.id.as_str()).collect();
+    assert_eq!(rule_ids, check_ids, "one rule per check id, in report order");
+    let send = &rules[1];
+    assert_eq!(send["defaultConfiguration"]["level"], "error");
+    assert_eq!(send["fullDescription"]["text"], "The server MUST do what CORE-SEND-001 checks.");
+    assert_eq!(send["properties"]["specSection"], "3.1.1");
+
+    let results = run["results"].as_array().unwrap();
+    let finding_ids: BTreeSet<&str> = report
+        .checks()
+        .filter(|r| {
+            matches!(r.outcome, Outcome::Fail | Outcome::Warn | Outcome::Error)
+                || (r.outcome == Outcome::Info && r.failure.is_some())
+        })
+        .map(|r| r.id.as_str())
+        .collect();
+    let result_ids: BTreeSet<&str> = results.iter().map(|r| r["ruleId"].as_str().unwrap()).collect();
+    assert_eq!(result_ids, finding_ids);
+    for r in results {
+        let idx = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rule_ids[idx], r["ruleId"], "ruleIndex points at the rule");
+        let uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap();
+        assert!(!uri.contains("://") && !uri.is_empty(), "code scanning takes repository-relative locations: {uri}");
+    }
+    let by_id = |id: &str| results.iter().find(|r| r["ruleId"] == id).unwrap();
+    assert_eq!(
+        (by_id("CORE-SEND-001")["kind"].as_str(), by_id("CORE-SEND-001")["level"].as_str()),
+        (Some("fail"), Some("error"))
+    );
+    assert_eq!(by_id("CORE-CT-002")["level"], "warning");
+    assert_eq!(
+        (by_id("STREAM-SUB-001")["kind"].as_str(), by_id("STREAM-SUB-001")["level"].as_str()),
+        (Some("review"), Some("none"))
+    );
+    assert_eq!(by_id("KIT-MAY-001")["level"], "note");
+    let send = by_id("CORE-SEND-001");
+    assert!(send["properties"]["curl"].as_str().unwrap().starts_with("curl -X POST"));
+    assert_eq!(
+        send["properties"]["undecidedDependents"],
+        serde_json::json!(["CORE-GET-001", "CORE-LIST-001", "CORE-CANCEL-001"])
+    );
+    assert_eq!(run["originalUriBaseIds"]["AGENT"]["uri"], "http://127.0.0.1:41241/");
+    assert_eq!(run["invocations"][0]["exitCode"], 1);
+}
+
+#[test]
+fn sarif_fingerprints_are_stable_across_runs() {
+    let fingerprints = |r: &Value| -> Vec<(String, String)> {
+        r["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                (
+                    x["ruleId"].as_str().unwrap().to_owned(),
+                    x["partialFingerprints"][FINGERPRINT_KEY].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    // Another run: another port, run id, task id in the messages.
+    let a = fingerprints(&to_sarif(&sample::report_on(41241, "run-1", "task-1")));
+    let b = fingerprints(&to_sarif(&sample::report_on(50123, "run-2", "task-9")));
+    assert_eq!(a, b);
+    let distinct: BTreeSet<&String> = a.iter().map(|(_, f)| f).collect();
+    assert_eq!(distinct.len(), a.len(), "different findings have different fingerprints");
+    // Locations do not depend on the port either.
+    let loc = |r: &Value| r["runs"][0]["results"][0]["locations"].clone();
+    assert_eq!(loc(&to_sarif(&sample::report_on(1, "a", "t"))), loc(&to_sarif(&sample::report_on(2, "b", "u"))));
+}
+
+fn with_baseline(text: &str) -> a2a_conform::report::json::Report {
+    let b = Baseline::parse(text, "baseline.yaml").unwrap();
+    let mut report = sample::report();
+    let results: Vec<_> = report.checks().cloned().collect();
+    let applied = b.judge(&results, parse_date("2026-01-31").unwrap());
+    let (status, reasons) = a2a_conform::report::baseline::verdict(&results, &applied);
+    report.overlay(&applied);
+    report.verdict.status = status;
+    report.verdict.exit_code = status.exit_code();
+    report.verdict.reasons = reasons;
+    report
+}
+
+const BASELINE: &str = "entries:
+  - {id: CORE-SEND-001, reason: 'tracked in #12'}
+  - {id: CORE-HOSTILE-001, reason: known, expires: 2027-01-01}
+  - {id: CORE-CARD-001, reason: was broken}
+  - {id: NO-SUCH-CHECK, reason: renamed}
+  - {id: PUSH-SKIP-FILTERED, reason: optional}
+";
+
+#[test]
+fn a_report_with_a_baseline_matches_the_report_schema() {
+    let report = with_baseline(BASELINE);
+    let value = serde_json::to_value(&report).unwrap();
+    let errors = schema::violations_of(&schema::compile_file("reports/report.schema.json"), &value);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    assert_eq!(value["results"][1]["baseline_status"], "accepted");
+    assert_eq!(value["results"][0]["baseline_status"], "stale");
+    assert_eq!(value["baseline"]["entries"][3]["status"], "unknown");
+    assert_eq!(value["baseline"]["entries"][4]["status"], "skipped");
+    // Stale: the run fails although both failures are accepted.
+    assert_eq!(report.verdict.status, Verdict::NonConformant);
+    assert!(report.verdict.reasons[0].contains("CORE-CARD-001 now passes"), "{:?}", report.verdict.reasons);
+    // Accepted failures are suppressed in SARIF, with the baseline's reason.
+    let sarif = to_sarif(&report);
+    assert_valid_sarif(&sarif);
+    let send = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "CORE-SEND-001")
+        .unwrap()
+        .clone();
+    assert_eq!(send["suppressions"][0]["status"], "accepted");
+    assert_eq!(send["suppressions"][0]["justification"], "tracked in #12");
+    // JUnit agrees with the verdict: the accepted failure is skipped with its reason, the stale
+    // entry is a failure.
+    let junit = quick_junit::Report::deserialize_from_str(&a2a_conform::report::junit::to_junit(&report)).unwrap();
+    let case = |id: &str| {
+        junit
+            .test_suites
+            .iter()
+            .flat_map(|s| s.test_cases.iter())
+            .find(|c| c.name.as_str().starts_with(id))
+            .unwrap()
+            .clone()
+    };
+    match case("CORE-SEND-001:").status {
+        quick_junit::TestCaseStatus::Skipped { message, .. } => {
+            assert_eq!(message.unwrap().as_str(), "accepted by the baseline: tracked in #12")
+        }
+        other => panic!("an accepted failure is {other:?}"),
+    }
+    match case("CORE-CARD-001:").status {
+        quick_junit::TestCaseStatus::NonSuccess { kind, message, .. } => {
+            assert_eq!(kind, quick_junit::NonSuccessKind::Failure);
+            assert!(message.unwrap().as_str().starts_with("stale baseline entry"));
+        }
+        other => panic!("a stale entry is {other:?}"),
+    }
+    // And shown in the other renderings.
+    assert!(to_html(&report).contains("baseline: accepted"));
+    let md = to_markdown(&report);
+    assert!(md.contains("**Baseline** `baseline.yaml`") && md.contains("1 stale (`CORE-CARD-001`)"), "{md}");
+}
+
+/// Elements of `html` that load something: none may point off the page.
+fn external_references(html: &str) -> Vec<String> {
+    let re = regex::Regex::new(r#"(?i)\b(src|href|action|data)\s*=\s*"([^"]*)""#).unwrap();
+    re.captures_iter(html).map(|c| c[2].to_owned()).filter(|v| !v.starts_with('#')).collect()
+}
+
+#[test]
+fn the_html_page_is_self_contained_and_tells_every_story() {
+    let report = sample::report();
+    let html = to_html(&report);
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("Content-Security-Policy\" content=\"default-src 'none'"));
+    assert_eq!(external_references(&html), Vec::<String>::new(), "the page loads nothing");
+    assert!(!html.contains("<link") && !html.contains("@import") && !html.contains("url("));
+    // The hostile message is text, never markup.
+    assert!(!html.contains(sample::HOSTILE));
+    assert!(html.contains("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert_eq!(html.matches("<script>").count(), 1);
+    // A bar per profile.
+    for p in report.profiles_in_order() {
+        assert!(html.contains(&format!("<div class=\"profile\" data-profile=\"{p}\">")), "no bar for {p}");
+    }
+    // Every check is a row of the table.
+    for r in report.checks() {
+        assert!(
+            html.contains(&format!("<tr id=\"c-{}\" data-outcome=\"{}\"", r.id, r.outcome.as_str())),
+            "no row for {}",
+            r.id
+        );
+    }
+    // Findings by root cause: the failed prerequisite names what it left undecided, and the three
+    // identical errors are one story.
+    let send = &html[html.find("id=\"f-CORE-SEND-001\"").unwrap()..];
+    let send = &send[..send.find("</article>").unwrap()];
+    assert!(send.contains("<blockquote class=\"req\">The server MUST do what CORE-SEND-001 checks.</blockquote>"));
+    assert!(send.contains("§3.1.1 · MUST"));
+    assert!(
+        send.contains("<span class=\"del\">-       &quot;state&quot;: &quot;TASK_STATE_COMPLETED&quot;</span>"),
+        "{send}"
+    );
+    assert!(
+        send.contains("<span class=\"ins\">+       &quot;state&quot;: &quot;TASK_STATE_WORKING&quot;</span>"),
+        "{send}"
+    );
+    assert!(send.contains("<pre class=\"curl\">curl -X POST"));
+    assert!(send.contains("authorization: [REDACTED]"));
+    assert!(send.contains("3 check(s) depend on it and were not decided"), "{send}");
+    assert_eq!(html.matches("<article class=\"finding o-error\"").count(), 1);
+    assert!(html.contains("2 more check(s) ended the same way"));
+    assert!(!html.contains("id=\"f-STREAM-SUB-002\""));
+}
+
+#[test]
+fn markdown_fits_a_pull_request_comment() {
+    let report = sample::report();
+    let md = to_markdown(&report);
+    assert!(md.starts_with("### ❌ A2A conformance: **non-conformant** (exit 1)"), "{md}");
+    assert!(md.contains("| core | "));
+    assert!(md.contains("- **FAIL** `CORE-SEND-001` §3.1.1 MUST — SendMessage answered HTTP 500"));
+    assert!(md.contains("3 check(s) depend on it (`CORE-GET-001`, `CORE-LIST-001`, `CORE-CANCEL-001`)"), "{md}");
+    assert!(md.contains("2 more ended the same way"));
+    assert!(!md.contains("<script>") && !md.contains(" | `x` <b>"), "hostile text is neutralised: {md}");
+    // Every table row has the table's columns, whatever the text.
+    for line in md.lines().filter(|l| l.starts_with('|')) {
+        assert_eq!(line.replace("\\|", "").matches('|').count(), 9, "{line}");
+    }
+
+    // A big run stays short: the findings are capped, the rest counted.
+    let mut big = sample::report();
+    let template = big.results[1].clone();
+    for i in 0..300 {
+        let mut r = template.clone();
+        r.result.id = format!("GEN-{i:03}");
+        r.result.failure.as_mut().unwrap().message = format!("failure {i} {}", "x".repeat(400));
+        big.results.push(r);
+    }
+    let md = to_markdown(&big);
+    assert!(md.len() < 12_000, "{} bytes", md.len());
+    assert!(md.lines().count() < 60, "{} lines", md.lines().count());
+    assert_eq!(md.lines().filter(|l| l.starts_with("- **")).count(), MAX_FINDINGS);
+    assert!(md.contains("more root cause(s): see the HTML report"));
+}
+
+#[test]
+fn every_format_is_a_rendering_of_the_same_events() {
+    let report = sample::report();
+    let dir = std::env::temp_dir().join(format!("a2a-conform-formats-{}", std::process::id()));
+    let mut sinks: Vec<FileSink> = Format::ALL.iter().map(|f| FileSink::new(*f, &dir)).collect();
+    let mut events = vec![RunEvent::RunStarted {
+        info: Box::new(sample::info(41241, "run-1")),
+        planned: report.checks().map(|r| r.id.clone()).collect(),
+    }];
+    for r in report.checks() {
+        events.push(RunEvent::CheckFinished(Box::new(r.clone())));
+    }
+    events.push(RunEvent::RunFinished {
+        verdict: report.verdict.status,
+        reasons: report.verdict.reasons.clone(),
+        duration_ms: 1234,
+        finished_at: report.generated_at.clone(),
+    });
+    for ev in &events {
+        sinks.event(ev);
+    }
+    let mut names = Vec::new();
+    for (format, sink) in Format::ALL.iter().zip(&sinks) {
+        let path = sink.outcome().unwrap().unwrap().to_path_buf();
+        names.push(path.file_name().unwrap().to_string_lossy().into_owned());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format.render(&report), "{format:?}");
+        assert_eq!(Format::from_name(format.name()), Some(*format));
+    }
+    assert_eq!(names, ["report.json", "junit.xml", "acts-report.json", "report.html", "report.sarif", "report.md"]);
+    std::fs::remove_dir_all(&dir).ok();
+    // Unused here, but the sample covers every level.
+    assert!(report.checks().any(|r| r.level == Level::May));
+}
