@@ -6,12 +6,14 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::client::http::ClientConfig;
+use crate::commands::card::{CardCommand, CardOptions};
 use crate::commands::check::{self, CheckOptions, Output};
 use crate::commands::client::{ClientCommand, ClientOptions, parse_headers};
 use crate::commands::{mock, selftest};
 use crate::protocol::limits::Limits;
 use crate::report::files::Format;
 use crate::server::faults::FaultCatalogue;
+use crate::server::config::CardSigning;
 use crate::server::{ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
 use crate::suite::behaviors::{BehaviorMap, Behaviors};
 
@@ -43,6 +45,13 @@ pub enum Command {
         command: ClientCommand,
         #[command(flatten)]
         options: ClientOptions,
+    },
+    /// Agent cards: fetch, lint (1.0 structure; a 0.3 card is named), sign and verify (§8.4).
+    Card {
+        #[command(subcommand)]
+        command: CardCommand,
+        #[command(flatten)]
+        options: CardOptions,
     },
 }
 
@@ -185,6 +194,20 @@ pub struct MockArgs {
     /// Declare capabilities.extendedAgentCard but configure none (GetExtendedAgentCard returns -32007).
     #[arg(long)]
     pub extended_card_unconfigured: bool,
+    /// A caller's bearer token (repeatable: one per caller). With any, every method requires one
+    /// (`Authorization: Bearer TOKEN`; else -32000 and HTTP 401), the card declares the scheme and
+    /// the requirement, and each caller sees only its own tasks.
+    #[arg(long = "auth-token", value_name = "TOKEN")]
+    pub auth_tokens: Vec<String>,
+    /// Sign the public and the extended card with this P-256 key (PEM or JWK) (§8.4).
+    #[arg(long, value_name = "FILE")]
+    pub sign_key: Option<PathBuf>,
+    /// `kid` of the card signatures (default: the key's JWK `kid`, else its RFC 7638 thumbprint).
+    #[arg(long, requires = "sign_key")]
+    pub sign_kid: Option<String>,
+    /// `jku` of the card signatures: where clients can fetch the public key set.
+    #[arg(long, requires = "sign_key")]
+    pub sign_jku: Option<String>,
     /// Declare an optional extension URI (repeatable).
     #[arg(long = "extension", value_name = "URI")]
     pub extensions: Vec<String>,
@@ -295,8 +318,22 @@ impl MockArgs {
                 catalogue.get(id).ok_or_else(|| anyhow::anyhow!("unknown fault {id:?}; see `a2a-conform faults list`"))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
+        let signing = match &self.sign_key {
+            Some(path) => {
+                let key = crate::card::keys::read_private_key(path)?;
+                let mut signing = CardSigning::new(key);
+                if let Some(kid) = &self.sign_kid {
+                    signing.kid = kid.clone();
+                }
+                signing.jku = self.sign_jku.clone();
+                Some(signing)
+            }
+            None => None,
+        };
         Ok(MockConfig {
             faults,
+            callers: self.auth_tokens.clone(),
+            signing,
             name: self.name.clone(),
             streaming: !self.no_streaming,
             push_notifications: !self.no_push,
@@ -391,6 +428,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
             selftest::run_command(&opts, &args.out).await
         }
         Command::Client { command, options } => crate::commands::client::run(command, options).await,
+        Command::Card { command, options } => Ok(crate::commands::card::run(command, options).await),
         Command::Mock(args) => mock::serve(args.to_config()?, SocketAddr::new(args.host, args.port)).await,
     }
 }
