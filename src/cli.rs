@@ -79,6 +79,14 @@ pub struct CheckArgs {
     /// redacted from every report and log.
     #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
+    /// A second caller's header `Name: value` (repeatable), sent instead of the `--header`
+    /// credentials by the tenant isolation checks (profile security). Redacted like --header.
+    #[arg(long = "header-b", value_name = "NAME: VALUE")]
+    pub header_b: Vec<String>,
+    /// A public key the agent's cards must be signed with (repeatable): PEM, JWK or JWK Set. The
+    /// signatures checks verify the public and extended card against these.
+    #[arg(long = "trust-key", value_name = "FILE")]
+    pub trust_keys: Vec<PathBuf>,
     /// Which messages make the agent do what checks need: `acts` (it implements the ACTS §11
     /// tck-* prefixes; the embedded mock does), `none`, or a behaviour map FILE (YAML or JSON)
     /// naming the message that makes your agent do each behaviour. Checks needing a behaviour
@@ -369,7 +377,15 @@ impl MockArgs {
 /// `check`: flags into options, then the command.
 async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
     let headers = parse_headers(&args.headers).map_err(|e| anyhow::anyhow!(e))?;
+    let header_b =
+        parse_headers(&args.header_b).map_err(|e| anyhow::anyhow!("{}", e.replace("--header", "--header-b")))?;
+    let mut trust_keys = Vec::new();
+    for path in &args.trust_keys {
+        trust_keys.extend(crate::card::keys::read_public_keys(path).map_err(|e| anyhow::anyhow!("--trust-key {e}"))?);
+    }
     let opts = CheckOptions {
+        header_b,
+        trust_keys,
         profiles: args.profiles.clone(),
         suites: args.suites.clone(),
         no_builtin: args.no_builtin,
