@@ -107,16 +107,10 @@ pub async fn card_signatures(run: &mut CheckRun<'_>, params: &Value) -> Result<(
         }
         _ => {}
     }
-    if !verdict.is_signed() {
-        if keys.is_empty() {
-            return Err(StepFail::Skip(
-                SkipReason::BehaviorNotAvailable,
-                format!("the {which} card is not signed and no key is pinned (--trust-key)"),
-            ));
-        }
-        return Err(StepFail::violation(
-            step,
-            format!("the {which} card carries no signature, but --trust-key pins the key(s) it should be signed with"),
+    if !verdict.is_signed() && keys.is_empty() {
+        return Err(StepFail::Skip(
+            SkipReason::BehaviorNotAvailable,
+            format!("the {which} card is not signed and no key is pinned (--trust-key)"),
         ));
     }
     if keys.is_empty() {
@@ -125,16 +119,23 @@ pub async fn card_signatures(run: &mut CheckRun<'_>, params: &Value) -> Result<(
             format!("the {which} card is signed (kid {}); pin the agent's public key with --trust-key to verify it", kids.join(", ")),
         ));
     }
-    let Some(reason) = verdict.reason() else {
-        return Ok(());
+    let failure = if !verdict.is_signed() {
+        StepFail::violation(
+            step,
+            format!("the {which} card carries no signature, but --trust-key pins the key(s) it should be signed with"),
+        )
+    } else {
+        let Some(reason) = verdict.reason() else {
+            return Ok(());
+        };
+        StepFail::Violation(Failure {
+            message: format!("the {which} card's signature does not hold: {reason}"),
+            step_id: Some(step.into()),
+            pointer: Some("/signatures".into()),
+            expected: Some("every signature by a pinned key verifies over the §8.4.1 payload (RFC 8785, `signatures` excluded, field presence applied)".into()),
+            actual: Some(verdict.signatures.iter().map(|c| c.describe()).collect::<Vec<_>>().join("\n")),
+        })
     };
-    let failure = StepFail::Violation(Failure {
-        message: format!("the {which} card's signature does not hold: {reason}"),
-        step_id: Some(step.into()),
-        pointer: Some("/signatures".into()),
-        expected: Some("every signature by a pinned key verifies over the §8.4.1 payload (RFC 8785, `signatures` excluded, field presence applied)".into()),
-        actual: Some(verdict.signatures.iter().map(|c| c.describe()).collect::<Vec<_>>().join("\n")),
-    });
     let blamed = match grade {
         "exclusion" => verdict.reading() == Some(Reading::SignaturesIncluded),
         "presence" => verdict.reading().is_some_and(Reading::is_presence_defect),
@@ -252,16 +253,15 @@ fn shape(v: &Value) -> Value {
     }
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
+fn fastest(v: Vec<Duration>) -> Duration {
+    v.into_iter().min().unwrap_or_default()
 }
 
 /// `tenant_isolation` (§3.3.2, §13.1): the second caller (`--header-b`) names the first caller's
 /// task in each of `params.methods`, and must get what it gets for a task that does not exist:
 /// -32001, the same message and data shape once the ids are masked, the same HTTP status. With
-/// `params.grade: "timing"`, GetTask on both is timed instead: the medians must be within 50 ms
-/// or a factor of two of each other (the same timing class).
+/// `params.grade: "timing"`, GetTask on both is timed instead, seven times each: the fastest
+/// answers must be within 100 ms or a factor of two of each other (the same timing class).
 pub async fn tenant_isolation(run: &mut CheckRun<'_>, params: &Value) -> Result<(), StepFail> {
     let methods: Vec<String> = params
         .get("methods")
@@ -285,18 +285,19 @@ pub async fn tenant_isolation(run: &mut CheckRun<'_>, params: &Value) -> Result<
             foreign.push(f.elapsed);
             absent.push(m.elapsed);
         }
-        let (f, m) = (median(foreign), median(absent));
+        // The fastest of several tries: what the agent does, without the load around it.
+        let (f, m) = (fastest(foreign), fastest(absent));
         let (lo, hi) = (f.min(m), f.max(m));
-        if hi.saturating_sub(lo) > Duration::from_millis(50) && hi > lo * 2 {
+        if hi.saturating_sub(lo) > Duration::from_millis(100) && hi > lo * 2 {
             return Err(StepFail::Violation(Failure {
                 message: format!(
-                    "GetTask of another caller's task takes {} ms (median of 7), of a missing task {} ms: the timing tells them apart",
+                    "GetTask of another caller's task takes {} ms (fastest of 7), of a missing task {} ms: the timing tells them apart",
                     f.as_millis(),
                     m.as_millis()
                 ),
                 step_id: Some("timing".into()),
                 pointer: None,
-                expected: Some("the same timing class (within 50 ms or a factor of 2)".into()),
+                expected: Some("the same timing class (within 100 ms or a factor of 2)".into()),
                 actual: Some(format!("foreign {} ms, missing {} ms", f.as_millis(), m.as_millis())),
             }));
         }
