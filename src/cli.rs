@@ -12,8 +12,8 @@ use crate::commands::client::{ClientCommand, ClientOptions, parse_headers};
 use crate::commands::{mock, selftest};
 use crate::protocol::limits::Limits;
 use crate::report::files::Format;
-use crate::server::faults::FaultCatalogue;
 use crate::server::config::CardSigning;
+use crate::server::faults::FaultCatalogue;
 use crate::server::{ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
 use crate::suite::behaviors::{BehaviorMap, Behaviors};
 

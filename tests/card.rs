@@ -123,8 +123,9 @@ fn negative_vectors() -> Vec<(&'static str, &'static str, Value, &'static str)> 
             .unwrap();
     let mut empty_description = base.clone();
     empty_description["description"] = json!("");
-    let pruned = jws::sign(&empty_description, &a, &SignOptions { reading: Reading::EmptyPruned, ..SignOptions::new("key-a") })
-        .unwrap();
+    let pruned =
+        jws::sign(&empty_description, &a, &SignOptions { reading: Reading::EmptyPruned, ..SignOptions::new("key-a") })
+            .unwrap();
     vec![
         ("tampered-field", "es256-a.pub.jwk.json", tampered, "changed after signing"),
         ("defaults-filled", "es256-a.pub.jwk.json", with(Reading::DefaultsFilled), "rule 1"),
@@ -257,7 +258,9 @@ prop_compose! {
 /// JSON pointers to every scalar that the §8.4.1 payload of `card` contains.
 fn covered_leaves(v: &Value, at: String, out: &mut Vec<String>) {
     match v {
-        Value::Object(o) => o.iter().for_each(|(k, v)| covered_leaves(v, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out)),
+        Value::Object(o) => o
+            .iter()
+            .for_each(|(k, v)| covered_leaves(v, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out)),
         Value::Array(a) => a.iter().enumerate().for_each(|(i, v)| covered_leaves(v, format!("{at}/{i}"), out)),
         _ => out.push(at),
     }

@@ -51,7 +51,8 @@ fn sign_then_verify_round_trips_with_a_pem_key_and_a_jwk_set() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let card: Value = serde_json::from_str(&std::fs::read_to_string(signed).unwrap()).unwrap();
     assert_eq!(card["signatures"].as_array().map(Vec::len), Some(1));
-    for key in [["--key", "keys/es256-a.pub.pem"], ["--jwks", "keys/jwks.json"], ["--key", "keys/es256-a.pub.jwk.json"]] {
+    for key in [["--key", "keys/es256-a.pub.pem"], ["--jwks", "keys/jwks.json"], ["--key", "keys/es256-a.pub.jwk.json"]]
+    {
         let o = run(&["verify", signed, key[0], &fixture(key[1])]);
         assert_eq!(o.status.code(), Some(0), "{key:?}: {}", text(&o));
         assert!(text(&o).contains("valid"), "{}", text(&o));
@@ -71,12 +72,18 @@ fn a_broken_card_or_key_fails_with_the_reason() {
         ("signatures-in-payload", "rule 3"),
         ("key-of-another-curve", "P-384"),
     ] {
-        let v: Value =
-            serde_json::from_str(&std::fs::read_to_string(fixture(&format!("cards/signing/negative/{vector}.json"))).unwrap())
-                .unwrap();
+        let v: Value = serde_json::from_str(
+            &std::fs::read_to_string(fixture(&format!("cards/signing/negative/{vector}.json"))).unwrap(),
+        )
+        .unwrap();
         let card = dir.join(format!("{vector}.json"));
         std::fs::write(&card, v["card"].to_string()).unwrap();
-        let o = run(&["verify", card.to_str().unwrap(), "--key", &fixture(&format!("keys/{}", v["keys"].as_str().unwrap()))]);
+        let o = run(&[
+            "verify",
+            card.to_str().unwrap(),
+            "--key",
+            &fixture(&format!("keys/{}", v["keys"].as_str().unwrap())),
+        ]);
         assert_eq!(o.status.code(), Some(1), "{vector}: {}", text(&o));
         assert!(text(&o).contains(want), "{vector}: expected {want:?} in {}", text(&o));
     }
@@ -97,16 +104,23 @@ fn lint_passes_a_1_0_card_and_names_a_0_3_card() {
 async fn a_card_the_mock_signs_verifies_by_url_and_fails_with_another_key() {
     let mut key = keys::read_private_key(std::path::Path::new(&fixture("keys/es256-a.pem"))).unwrap();
     key.kid = Some("key-a".into());
-    let server = MockServer::start(MockConfig { signing: Some(CardSigning::new(key)), ..MockConfig::default() })
-        .await
-        .unwrap();
+    let server =
+        MockServer::start(MockConfig { signing: Some(CardSigning::new(key)), ..MockConfig::default() }).await.unwrap();
     let opts = CardOptions { headers: Vec::new(), timeout: 10 };
-    let verify = |jwks: &str| CardCommand::Verify { target: server.url().to_owned(), key: None, jwks: Some(fixture(jwks).into()) };
+    let verify = |jwks: &str| CardCommand::Verify {
+        target: server.url().to_owned(),
+        key: None,
+        jwks: Some(fixture(jwks).into()),
+    };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = card::run_with_output(verify("keys/jwks.json"), opts.clone(), &mut out, &mut err).await;
     assert_eq!(code, 0, "{}{}", String::from_utf8_lossy(&out), String::from_utf8_lossy(&err));
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let only_b = CardCommand::Verify { target: server.url().to_owned(), key: Some(fixture("keys/es256-b.pub.pem").into()), jwks: None };
+    let only_b = CardCommand::Verify {
+        target: server.url().to_owned(),
+        key: Some(fixture("keys/es256-b.pub.pem").into()),
+        jwks: None,
+    };
     let code = card::run_with_output(only_b, opts, &mut out, &mut err).await;
     assert_eq!(code, 1);
     server.shutdown().await;

@@ -186,7 +186,8 @@ impl Checked {
 
     /// One line for a person.
     pub fn describe(&self) -> String {
-        let who = format!("signature {} (kid {})", self.index, self.kid().map(|k| format!("{k:?}")).unwrap_or("none".into()));
+        let who =
+            format!("signature {} (kid {})", self.index, self.kid().map(|k| format!("{k:?}")).unwrap_or("none".into()));
         match &self.outcome {
             Outcome::Valid { key } => format!("{who}: valid, verified with {key}"),
             Outcome::Invalid { reason, .. } | Outcome::Malformed { reason } => format!("{who}: {reason}"),
@@ -245,7 +246,8 @@ fn verify_one(card: &Value, index: usize, entry: &Value, keys: &[PublicKey]) -> 
     if candidates.is_empty() {
         return Checked { index, header: Some(header), outcome: Outcome::UnknownKey };
     }
-    let invalid = |header, reason: String, reading| Checked { index, header, outcome: Outcome::Invalid { reason, reading } };
+    let invalid =
+        |header, reason: String, reading| Checked { index, header, outcome: Outcome::Invalid { reason, reading } };
     if alg != ES256 {
         return invalid(
             Some(header),
@@ -253,9 +255,11 @@ fn verify_one(card: &Value, index: usize, entry: &Value, keys: &[PublicKey]) -> 
             None,
         );
     }
-    let Ok(sig) = URL_SAFE_NO_PAD.decode(sig_b64.trim_end_matches('=')).map_err(|_| ()).and_then(|b| {
-        Signature::from_slice(&b).map_err(|_| ())
-    }) else {
+    let Ok(sig) = URL_SAFE_NO_PAD
+        .decode(sig_b64.trim_end_matches('='))
+        .map_err(|_| ())
+        .and_then(|b| Signature::from_slice(&b).map_err(|_| ()))
+    else {
         return invalid(
             Some(header),
             "`signature` is not a base64url ES256 signature (64 bytes, R || S, RFC 7518 §3.4)".into(),
@@ -315,7 +319,9 @@ impl CardVerdict {
         if !self.is_signed() {
             return Some("the card carries no signature (`signatures` is absent or empty)".into());
         }
-        if let Some(bad) = self.signatures.iter().find(|c| !matches!(c.outcome, Outcome::Valid { .. } | Outcome::UnknownKey)) {
+        if let Some(bad) =
+            self.signatures.iter().find(|c| !matches!(c.outcome, Outcome::Valid { .. } | Outcome::UnknownKey))
+        {
             return Some(bad.describe());
         }
         let kids: Vec<String> =

@@ -167,7 +167,8 @@ fn public_from_jwk(source: &str, jwk: &Value) -> Result<PublicKey, KeyError> {
 
 fn private_from_jwk(source: &str, jwk: &Value) -> Result<PrivateKey, KeyError> {
     check_jwk_type(source, jwk)?;
-    let d = b64_coord(source, jwk, "d").map_err(|_| err(source, "the JWK has no private part `d`: a public key cannot sign"))?;
+    let d = b64_coord(source, jwk, "d")
+        .map_err(|_| err(source, "the JWK has no private part `d`: a public key cannot sign"))?;
     let key = SigningKey::from_slice(&d).map_err(|_| err(source, "the JWK's `d` is not a P-256 private scalar"))?;
     let private =
         PrivateKey { kid: jwk.get("kid").and_then(Value::as_str).map(str::to_owned), source: source.into(), key };

@@ -78,7 +78,8 @@ struct Stop(i32, String);
 async fn load(target: &str, opts: &CardOptions) -> Result<Value, Stop> {
     if target.starts_with("http://") || target.starts_with("https://") {
         let headers = parse_headers(&opts.headers).map_err(|e| Stop(2, e))?;
-        let config = ClientConfig { timeout: Duration::from_secs(opts.timeout.max(1)), headers, ..ClientConfig::default() };
+        let config =
+            ClientConfig { timeout: Duration::from_secs(opts.timeout.max(1)), headers, ..ClientConfig::default() };
         let client = HttpClient::new(config).map_err(|e| Stop(2, e.to_string()))?;
         let redactor = client.redactor().clone();
         let d = discover(&client, target).await.map_err(|e| Stop(2, redactor.redact(&e.to_string())))?;
@@ -143,8 +144,10 @@ pub fn lint_problems(card: &Value) -> Vec<String> {
             legacy.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
         )];
     }
-    let mut problems: Vec<String> =
-        schema::violations("AgentCard", card).into_iter().map(|(at, why)| format!("{}: {why}", if at.is_empty() { "(root)" } else { &at })).collect();
+    let mut problems: Vec<String> = schema::violations("AgentCard", card)
+        .into_iter()
+        .map(|(at, why)| format!("{}: {why}", if at.is_empty() { "(root)" } else { &at }))
+        .collect();
     for f in legacy {
         problems.push(format!("/{f}: a 0.3 top-level field, removed in 1.0"));
     }
@@ -180,7 +183,8 @@ fn sign(
     let text = std::fs::read_to_string(file).map_err(|e| Stop(2, format!("{}: {e}", file.display())))?;
     let card = jcs::parse_strict(&text).map_err(|e| Stop(2, format!("{}: {e}", file.display())))?;
     let key = keys::read_private_key(key).map_err(|e| Stop(2, e.to_string()))?;
-    let signed = jws::sign(&card, &key, &SignOptions { jku, ..SignOptions::new(kid) }).map_err(|e| Stop(2, e.to_string()))?;
+    let signed =
+        jws::sign(&card, &key, &SignOptions { jku, ..SignOptions::new(kid) }).map_err(|e| Stop(2, e.to_string()))?;
     let body = serde_json::to_string_pretty(&signed).unwrap_or_default();
     match dest {
         Some(p) => std::fs::write(p, body + "\n").map_err(|e| Stop(2, format!("{}: {e}", p.display())))?,
@@ -189,7 +193,12 @@ fn sign(
     Ok(0)
 }
 
-async fn verify(target: &str, key: Option<&Path>, opts: &CardOptions, out: &mut (dyn Write + Send)) -> Result<i32, Stop> {
+async fn verify(
+    target: &str,
+    key: Option<&Path>,
+    opts: &CardOptions,
+    out: &mut (dyn Write + Send),
+) -> Result<i32, Stop> {
     let key = key.ok_or_else(|| Stop(2, "give --key or --jwks".into()))?;
     let trusted = keys::read_public_keys(key).map_err(|e| {
         // A key ES256 cannot use is a verdict on the verification, not a typo.

@@ -142,7 +142,8 @@ pub async fn run_command(embedded: bool, behaviors: Option<Behaviors>, mut opts:
             }
         };
         // The embedded mock's callers have their own tokens; a user Authorization would shadow them.
-        if opts.client.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) || !opts.header_b.is_empty() {
+        if opts.client.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) || !opts.header_b.is_empty()
+        {
             eprintln!("note: the embedded mock uses its own Authorization headers; yours are not sent");
         }
         if !opts.trust_keys.is_empty() {
@@ -436,13 +437,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         guard: Guard::new(canaries),
         interface_problem: iface_problem,
         callers: Callers {
-            values: opts
-                .client
-                .headers
-                .iter()
-                .filter(|(n, _)| credential_headers(opts).contains(n))
-                .cloned()
-                .collect(),
+            values: opts.client.headers.iter().filter(|(n, _)| credential_headers(opts).contains(n)).cloned().collect(),
             credential_headers: credential_headers(opts),
             second: opts.header_b.clone(),
         },

@@ -115,9 +115,10 @@ fn refused(step: &Step, answer: &Answer, r: &ExpectRefused) -> Result<Option<Val
     let (status, www, body): (u16, Option<&str>, Option<Value>) = match answer {
         Answer::Single(x) => (x.status, x.header("www-authenticate"), x.json().ok()),
         Answer::Stream(x) => {
-            let served = x.events.iter().find_map(|e| {
-                serde_json::from_str::<Value>(&e.data).ok().filter(|v| v.get("result").is_some())
-            });
+            let served = x
+                .events
+                .iter()
+                .find_map(|e| serde_json::from_str::<Value>(&e.data).ok().filter(|v| v.get("result").is_some()));
             let body = served.or_else(|| serde_json::from_slice::<Value>(&x.body).ok());
             (x.status, x.header("www-authenticate"), body)
         }
@@ -138,7 +139,9 @@ fn refused(step: &Step, answer: &Answer, r: &ExpectRefused) -> Result<Option<Val
         && !matches!(status, 401 | 403)
     {
         return Err(StepFail::Violation(Failure {
-            message: format!("the request was processed without valid credentials: it failed with {code} on its merits"),
+            message: format!(
+                "the request was processed without valid credentials: it failed with {code} on its merits"
+            ),
             step_id: Some(step.id.clone()),
             pointer: Some("/error/code".into()),
             expected: Some("a refusal of the credentials: HTTP 401 or 403, or an authentication error".into()),

@@ -7,10 +7,10 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::context::{Callers, CheckRun, StepFail};
-use crate::report::SkipReason;
 use super::evidence::ToEvidence as _;
 use crate::client::http::{HttpExchange, HttpRequest, StreamExchange};
 use crate::client::rpc::rpc_request;
+use crate::report::SkipReason;
 use crate::sse::SseLimits;
 use crate::suite::behaviors::Behaviors;
 use crate::suite::model::{ExpectStream, RawRequest, Step};
@@ -153,17 +153,16 @@ pub(crate) fn wrong_credential(v: &str) -> String {
 /// second caller's headers instead of the first's credentials), `none` (the credential headers
 /// left off) or `wrong` (each with a wrong value of its scheme). A caller the user gave no
 /// credentials for cannot be played: the check skips.
-pub(crate) fn apply_caller(
-    callers: &Callers,
-    caller: &str,
-    req: &mut HttpRequest,
-) -> Result<(), (SkipReason, String)> {
+pub(crate) fn apply_caller(callers: &Callers, caller: &str, req: &mut HttpRequest) -> Result<(), (SkipReason, String)> {
     let creds = &callers.credential_headers;
     match caller {
         "a" => Ok(()),
         "b" => {
             if callers.second.is_empty() {
-                return Err((SkipReason::CredentialsNotSupplied, "needs a second caller's credentials (--header-b)".into()));
+                return Err((
+                    SkipReason::CredentialsNotSupplied,
+                    "needs a second caller's credentials (--header-b)".into(),
+                ));
             }
             req.headers.retain(|(k, _)| !creds.iter().any(|c| c.eq_ignore_ascii_case(k)));
             req.omit_user_headers.extend(creds.iter().cloned());
@@ -185,7 +184,8 @@ pub(crate) fn apply_caller(
             req.omit_user_headers.extend(creds.iter().cloned());
             if caller == "wrong" {
                 for name in creds {
-                    let original = callers.values.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
+                    let original =
+                        callers.values.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
                     req.headers.push((name.clone(), wrong_credential(original.unwrap_or(""))));
                 }
             }

@@ -33,8 +33,9 @@ async fn fetch_card(run: &mut CheckRun<'_>, which: &str) -> Result<Value, StepFa
     if which == "public" {
         let x = run.ctx.discovery.exchange.clone();
         run.keep(x.to_evidence(Some("card"), &run.ctx.redactor));
-        return jcs::parse_strict_bytes(&x.body)
-            .map_err(|e| StepFail::violation("card", format!("the card has no canonical form, so no signature can hold: {e}")));
+        return jcs::parse_strict_bytes(&x.body).map_err(|e| {
+            StepFail::violation("card", format!("the card has no canonical form, so no signature can hold: {e}"))
+        });
     }
     let req = rpc_request(&run.ctx.rpc_url, &json!("xcard"), "GetExtendedAgentCard", None);
     let x = run.exchange("xcard", req).await?;
@@ -95,7 +96,10 @@ pub async fn card_signatures(run: &mut CheckRun<'_>, params: &Value) -> Result<(
                 let typ = c.header.as_ref().and_then(|h| h.get("typ")).cloned();
                 if typ != Some(json!("JOSE")) {
                     return Err(StepFail::Violation(Failure {
-                        message: format!("signature {}: the protected header's `typ` is not \"JOSE\" (§8.4.2 SHOULD)", c.index),
+                        message: format!(
+                            "signature {}: the protected header's `typ` is not \"JOSE\" (§8.4.2 SHOULD)",
+                            c.index
+                        ),
                         step_id: Some(step.into()),
                         pointer: Some(format!("/signatures/{}/protected", c.index)),
                         expected: Some("\"typ\": \"JOSE\"".into()),
@@ -116,7 +120,10 @@ pub async fn card_signatures(run: &mut CheckRun<'_>, params: &Value) -> Result<(
     if keys.is_empty() {
         return Err(StepFail::Skip(
             SkipReason::CredentialsNotSupplied,
-            format!("the {which} card is signed (kid {}); pin the agent's public key with --trust-key to verify it", kids.join(", ")),
+            format!(
+                "the {which} card is signed (kid {}); pin the agent's public key with --trust-key to verify it",
+                kids.join(", ")
+            ),
         ));
     }
     let failure = if !verdict.is_signed() {
@@ -195,7 +202,10 @@ async fn first_callers_task(run: &mut CheckRun<'_>, push: bool) -> Result<(Strin
     if r.body.pointer("/result/message").is_some() {
         return Err(StepFail::Skip(
             SkipReason::BehaviorNotAvailable,
-            format!("the agent answered {:?} with a Message, so there is no task to keep from another caller", run.ctx.prompt),
+            format!(
+                "the agent answered {:?} with a Message, so there is no task to keep from another caller",
+                run.ctx.prompt
+            ),
         ));
     }
     let Some(task) = r.body.pointer("/result/task/id").and_then(Value::as_str).map(str::to_owned) else {
@@ -213,7 +223,10 @@ async fn first_callers_task(run: &mut CheckRun<'_>, push: bool) -> Result<(Strin
         Some(id) => Ok((task, Some(id.to_owned()))),
         None => Err(StepFail::Prerequisite {
             cause: "PUSH-CFG-001".into(),
-            failure: Box::new(StepFail::violation("a-push", format!("creating a push config failed: {}", compact(&r.body)))),
+            failure: Box::new(StepFail::violation(
+                "a-push",
+                format!("creating a push config failed: {}", compact(&r.body)),
+            )),
         }),
     }
 }
@@ -221,7 +234,9 @@ async fn first_callers_task(run: &mut CheckRun<'_>, push: bool) -> Result<(Strin
 /// Params of `method` on `task` (with push config `config`).
 fn params_for(method: &str, task: &str, config: &str, url: &str, prompt: &str) -> Value {
     match method {
-        "SendMessage" => json!({"message": {"role": "ROLE_USER", "taskId": task, "parts": [{"text": prompt}]}, "configuration": {"returnImmediately": true}}),
+        "SendMessage" => {
+            json!({"message": {"role": "ROLE_USER", "taskId": task, "parts": [{"text": prompt}]}, "configuration": {"returnImmediately": true}})
+        }
         "GetTaskPushNotificationConfig" | "DeleteTaskPushNotificationConfig" => json!({"taskId": task, "id": config}),
         "ListTaskPushNotificationConfigs" => json!({"taskId": task}),
         "CreateTaskPushNotificationConfig" => json!({"taskId": task, "url": url}),
@@ -305,9 +320,12 @@ pub async fn tenant_isolation(run: &mut CheckRun<'_>, params: &Value) -> Result<
     }
     for method in &methods {
         let step = format!("b-{}", method.to_ascii_lowercase());
-        let foreign = call(run, &format!("{step}-foreign"), method, params_for(method, &task, &config, &url, &prompt), true).await?;
+        let foreign =
+            call(run, &format!("{step}-foreign"), method, params_for(method, &task, &config, &url, &prompt), true)
+                .await?;
         let absent =
-            call(run, &format!("{step}-missing"), method, params_for(method, &missing, &config, &url, &prompt), true).await?;
+            call(run, &format!("{step}-missing"), method, params_for(method, &missing, &config, &url, &prompt), true)
+                .await?;
         let fail = |message: String, expected: String, actual: String| {
             Err(StepFail::Violation(Failure {
                 message,
@@ -326,7 +344,10 @@ pub async fn tenant_isolation(run: &mut CheckRun<'_>, params: &Value) -> Result<
         };
         if ferr.get("code") != Some(&json!(-32001)) {
             return fail(
-                format!("{method} on another caller's task answered code {} instead of TaskNotFoundError", ferr.get("code").map(compact).unwrap_or_default()),
+                format!(
+                    "{method} on another caller's task answered code {} instead of TaskNotFoundError",
+                    ferr.get("code").map(compact).unwrap_or_default()
+                ),
                 "-32001 (§3.3.2: not found, never forbidden)".into(),
                 compact(ferr),
             );
@@ -349,14 +370,19 @@ pub async fn tenant_isolation(run: &mut CheckRun<'_>, params: &Value) -> Result<
         let (fd, ad) = (shape(&ferr["data"]), shape(&aerr["data"]));
         if fd != ad {
             return fail(
-                format!("{method}: the error data about another caller's task has another shape than for a missing task"),
+                format!(
+                    "{method}: the error data about another caller's task has another shape than for a missing task"
+                ),
                 compact(&ad),
                 compact(&fd),
             );
         }
         if foreign.status != absent.status {
             return fail(
-                format!("{method}: HTTP {} for another caller's task, {} for a missing one", foreign.status, absent.status),
+                format!(
+                    "{method}: HTTP {} for another caller's task, {} for a missing one",
+                    foreign.status, absent.status
+                ),
                 format!("HTTP {}", absent.status),
                 format!("HTTP {}", foreign.status),
             );

@@ -43,7 +43,8 @@ impl App {
         }
         let mut public = card::public_card(&config, base_url, &scenarios);
         let active = faults::ActiveFaults(config.faults.clone());
-        let mut extended = matches!(config.extended_card, ExtendedCard::Bearer(_)).then(|| card::extended_card(&public));
+        let mut extended =
+            matches!(config.extended_card, ExtendedCard::Bearer(_)).then(|| card::extended_card(&public));
         if let Some(signing) = &config.signing {
             card::sign(&mut public, signing, active.sign_card("public"));
             if let Some(x) = extended.as_mut() {

@@ -8,8 +8,8 @@ use sha2::{Digest, Sha256};
 use super::config::{CardSigning, ExtendedCard, MockConfig};
 use super::faults::Mutation;
 use super::scenario::ScenarioBook;
-use crate::protocol::version::PROTOCOL_VERSION;
 use crate::card::jws::{self, SignOptions};
+use crate::protocol::version::PROTOCOL_VERSION;
 use crate::protocol::{
     AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface, AgentProvider, AgentSkill,
     HttpAuthSecurityScheme, SecurityRequirement, SecurityScheme, StringList,
@@ -89,9 +89,8 @@ pub fn public_card(cfg: &MockConfig, base_url: &str, scenarios: &ScenarioBook) -
                 bearer_format: String::new(),
             }),
         );
-        security_requirements.push(SecurityRequirement {
-            schemes: BTreeMap::from([(BEARER_SCHEME.to_owned(), StringList::default())]),
-        });
+        security_requirements
+            .push(SecurityRequirement { schemes: BTreeMap::from([(BEARER_SCHEME.to_owned(), StringList::default())]) });
     } else if let ExtendedCard::Bearer(_) = cfg.extended_card {
         security_schemes.insert(
             BEARER_SCHEME.to_owned(),

@@ -268,10 +268,13 @@ pub fn list_tasks(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome
     let after_ms = req.status_timestamp_after.map(|t| t.unix_millis());
     let mut rows: Vec<(i128, Task)> = app
         .store
-        .all(&req.tenant, match app.faults.foreign_task(ctx.method.name()) {
-            Some((ForeignTreatment::Visible, _)) => None,
-            _ => Some(ctx.owner.as_str()),
-        })
+        .all(
+            &req.tenant,
+            match app.faults.foreign_task(ctx.method.name()) {
+                Some((ForeignTreatment::Visible, _)) => None,
+                _ => Some(ctx.owner.as_str()),
+            },
+        )
         .iter()
         .map(|h| h.lock().task.clone())
         .filter(|t| req.context_id.is_empty() || t.context_id == req.context_id)
@@ -437,7 +440,11 @@ pub async fn create_push_config(app: &App, ctx: &CallContext, params: Value) -> 
     Ok(Outcome::Result(to_value(&redacted(&stored))))
 }
 
-fn config_ref(app: &App, ctx: &CallContext, params: Value) -> Result<(TaskPushNotificationConfigRef, Arc<TaskHandle>), RpcError> {
+fn config_ref(
+    app: &App,
+    ctx: &CallContext,
+    params: Value,
+) -> Result<(TaskPushNotificationConfigRef, Arc<TaskHandle>), RpcError> {
     check_push(app)?;
     let req: TaskPushNotificationConfigRef = parse_params(params)?;
     require("taskId", &req.task_id)?;

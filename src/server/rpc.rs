@@ -83,7 +83,9 @@ fn authenticate(app: &App, headers: &HeaderMap, method: &str) -> Result<String, 
     match callers.iter().position(|c| methods::constant_time_eq(c.as_bytes(), token.as_bytes())) {
         Some(i) => Ok(format!("caller-{}", i + 1)),
         None if app.faults.auth_bypass(method, false) => Ok("caller-1".into()),
-        None => Err(RpcError::new(ErrorCode::Unauthenticated, "the bearer token presented is not valid for this agent")),
+        None => {
+            Err(RpcError::new(ErrorCode::Unauthenticated, "the bearer token presented is not valid for this agent"))
+        }
     }
 }
 

@@ -46,7 +46,8 @@ pub enum Disposition {
 /// True when the check talks to the agent's JSON-RPC interface (anything but the card).
 pub fn uses_interface(test: &Test) -> bool {
     if let Some(p) = &test.probe {
-        let extended = test.probe_params.as_ref().and_then(|v| v.get("card")).and_then(Value::as_str) == Some("extended");
+        let extended =
+            test.probe_params.as_ref().and_then(|v| v.get("card")).and_then(Value::as_str) == Some("extended");
         return p != "card_conditional_get" && (p != "card_signatures" || extended);
     }
     test.steps.iter().any(|s| {

@@ -431,7 +431,10 @@ impl ActiveFaults {
         self.mutations().any(|m| match m {
             Mutation::AuthBypass { when, methods } => {
                 for_method(methods, method)
-                    && matches!((when, missing), (AuthBypassWhen::Any, _) | (AuthBypassWhen::Missing, true) | (AuthBypassWhen::Wrong, false))
+                    && matches!(
+                        (when, missing),
+                        (AuthBypassWhen::Any, _) | (AuthBypassWhen::Missing, true) | (AuthBypassWhen::Wrong, false)
+                    )
             }
             _ => false,
         })
@@ -439,9 +442,8 @@ impl ActiveFaults {
 
     /// The signing defects for the `public` or `extended` card.
     pub fn sign_card(&self, which: &str) -> impl Iterator<Item = &Mutation> {
-        self.mutations().filter(move |m| {
-            matches!(m, Mutation::SignCard { card, .. } if card.as_deref().is_none_or(|c| c == which))
-        })
+        self.mutations()
+            .filter(move |m| matches!(m, Mutation::SignCard { card, .. } if card.as_deref().is_none_or(|c| c == which)))
     }
 
     /// Every mutation of every active fault.
