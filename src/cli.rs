@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::client::http::ClientConfig;
+use crate::commands::card::{CardCommand, CardOptions};
 use crate::commands::check::{self, CheckOptions, Output};
 use crate::commands::client::{ClientCommand, ClientOptions, parse_headers};
 use crate::commands::{coverage, mock, report, selftest};
@@ -13,6 +14,7 @@ use crate::protocol::limits::Limits;
 use crate::report::baseline::Baseline;
 use crate::report::files::Format;
 use crate::report::terminal::use_color;
+use crate::server::config::CardSigning;
 use crate::server::faults::FaultCatalogue;
 use crate::server::{ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
 use crate::suite::behaviors::{BehaviorMap, Behaviors};
@@ -58,6 +60,13 @@ pub enum Command {
         #[command(flatten)]
         options: ClientOptions,
     },
+    /// Agent cards: fetch, lint (1.0 structure; a 0.3 card is named), sign and verify (§8.4).
+    Card {
+        #[command(subcommand)]
+        command: CardCommand,
+        #[command(flatten)]
+        options: CardOptions,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -84,6 +93,14 @@ pub struct CheckArgs {
     /// redacted from every report and log.
     #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
+    /// A second caller's header `Name: value` (repeatable), sent instead of the `--header`
+    /// credentials by the tenant isolation checks (profile security). Redacted like --header.
+    #[arg(long = "header-b", value_name = "NAME: VALUE")]
+    pub header_b: Vec<String>,
+    /// A public key the agent's cards must be signed with (repeatable): PEM, JWK or JWK Set. The
+    /// signatures checks verify the public and extended card against these.
+    #[arg(long = "trust-key", value_name = "FILE")]
+    pub trust_keys: Vec<PathBuf>,
     /// Which messages make the agent do what checks need: `acts` (it implements the ACTS §11
     /// tck-* prefixes; the embedded mock does), `none`, or a behaviour map FILE (YAML or JSON)
     /// naming the message that makes your agent do each behaviour. Checks needing a behaviour
@@ -250,6 +267,20 @@ pub struct MockArgs {
     /// Declare capabilities.extendedAgentCard but configure none (GetExtendedAgentCard returns -32007).
     #[arg(long)]
     pub extended_card_unconfigured: bool,
+    /// A caller's bearer token (repeatable: one per caller). With any, every method requires one
+    /// (`Authorization: Bearer TOKEN`; else -32000 and HTTP 401), the card declares the scheme and
+    /// the requirement, and each caller sees only its own tasks.
+    #[arg(long = "auth-token", value_name = "TOKEN")]
+    pub auth_tokens: Vec<String>,
+    /// Sign the public and the extended card with this P-256 key (PEM or JWK) (§8.4).
+    #[arg(long, value_name = "FILE")]
+    pub sign_key: Option<PathBuf>,
+    /// `kid` of the card signatures (default: the key's JWK `kid`, else its RFC 7638 thumbprint).
+    #[arg(long, requires = "sign_key")]
+    pub sign_kid: Option<String>,
+    /// `jku` of the card signatures: where clients can fetch the public key set.
+    #[arg(long, requires = "sign_key")]
+    pub sign_jku: Option<String>,
     /// Declare an optional extension URI (repeatable).
     #[arg(long = "extension", value_name = "URI")]
     pub extensions: Vec<String>,
@@ -406,8 +437,22 @@ impl MockArgs {
                 catalogue.get(id).ok_or_else(|| anyhow::anyhow!("unknown fault {id:?}; see `a2a-conform faults list`"))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
+        let signing = match &self.sign_key {
+            Some(path) => {
+                let key = crate::card::keys::read_private_key(path)?;
+                let mut signing = CardSigning::new(key);
+                if let Some(kid) = &self.sign_kid {
+                    signing.kid = kid.clone();
+                }
+                signing.jku = self.sign_jku.clone();
+                Some(signing)
+            }
+            None => None,
+        };
         Ok(MockConfig {
             faults,
+            callers: self.auth_tokens.clone(),
+            signing,
             name: self.name.clone(),
             streaming: !self.no_streaming,
             push_notifications: !self.no_push,
@@ -450,7 +495,15 @@ impl MockArgs {
 /// `check`: flags into options, then the command.
 async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
     let headers = parse_headers(&args.headers).map_err(|e| anyhow::anyhow!(e))?;
+    let header_b =
+        parse_headers(&args.header_b).map_err(|e| anyhow::anyhow!("{}", e.replace("--header", "--header-b")))?;
+    let mut trust_keys = Vec::new();
+    for path in &args.trust_keys {
+        trust_keys.extend(crate::card::keys::read_public_keys(path).map_err(|e| anyhow::anyhow!("--trust-key {e}"))?);
+    }
     let opts = CheckOptions {
+        header_b,
+        trust_keys,
         profiles: args.profiles.clone(),
         suites: args.suites.clone(),
         no_builtin: args.no_builtin,
@@ -516,6 +569,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Report { command: ReportCommand::Diff { old, new, json } } => report::diff(&old, &new, json),
         Command::Coverage { json } => coverage::run_command(json),
         Command::Client { command, options } => crate::commands::client::run(command, options).await,
+        Command::Card { command, options } => Ok(crate::commands::card::run(command, options).await),
         Command::Mock(args) if args.print_limits => mock::print_limits(&args.to_config()?),
         Command::Mock(args) => mock::serve(args.to_config()?, SocketAddr::new(args.host, args.port)).await,
     }

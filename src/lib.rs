@@ -10,6 +10,7 @@
 //! - [`commands`]: `check`, `selftest`, `mock` and `client`, the only code that starts the mock;
 //! - [`cli`]: flag parsing and wiring.
 
+pub mod card;
 pub mod cli;
 pub mod client;
 pub mod commands;

@@ -18,13 +18,14 @@ const MAP: &str = "behaviors:
 ";
 
 async fn run(map: &str, only: &[&str]) -> Report {
-    let (server, auth) = check::start_mock_with(MockConfig::default()).await.unwrap();
-    let opts = CheckOptions {
+    let (server, access) = check::start_mock_with(MockConfig::default()).await.unwrap();
+    let mut opts = CheckOptions {
         behaviors: Behaviors::Map(BehaviorMap::parse("test-map.yaml", map).unwrap()),
         only: only.iter().map(|s| s.to_string()).collect(),
-        client: ClientConfig { headers: vec![auth], ..ClientConfig::default() },
+        client: ClientConfig::default(),
         ..CheckOptions::new(server.url())
     };
+    access.apply(&mut opts);
     let report = check::run(&opts, &mut ()).await.expect("the run happens");
     server.shutdown().await;
     report

@@ -14,7 +14,6 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use a2a_conform::client::http::ClientConfig;
 use a2a_conform::commands::check::{self, CheckOptions};
 use a2a_conform::report::baseline::{self, Baseline, parse_date};
 use a2a_conform::report::compare::{compare, to_text};
@@ -58,12 +57,8 @@ async fn run(fault: Option<&str>) -> (Report, String) {
     let (server, auth) =
         check::start_mock_with(MockConfig { faults, ..MockConfig::default() }).await.expect("mock starts");
     let url = server.url().to_owned();
-    let opts = CheckOptions {
-        behaviors: Behaviors::Acts,
-        jobs: 1,
-        client: ClientConfig { headers: vec![auth], ..ClientConfig::default() },
-        ..CheckOptions::new(url.clone())
-    };
+    let mut opts = CheckOptions { behaviors: Behaviors::Acts, jobs: 1, ..CheckOptions::new(url.clone()) };
+    auth.apply(&mut opts);
     let report = check::run(&opts, &mut ()).await.expect("the run starts");
     server.shutdown().await;
     (report, url)

@@ -16,13 +16,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("sse", &[]),
     ("protocol", &[]),
     ("report", &[]),
+    // Canonical JSON and ES256 on raw JSON: the checker and the mock both sign and verify with it.
+    ("card", &[]),
     ("client", &["sse"]),
-    ("server", &["protocol", "sse"]),
+    ("server", &["protocol", "sse", "card"]),
     ("suite", &["report"]),
-    ("engine", &["suite", "client", "report", "sse"]),
-    ("commands", &["engine", "suite", "client", "server", "protocol", "report", "sse"]),
-    ("cli", &["commands", "suite", "client", "server", "protocol", "report"]),
-    ("lib", &["cli", "client", "commands", "engine", "protocol", "report", "server", "sse", "suite"]),
+    ("engine", &["suite", "client", "report", "sse", "card"]),
+    ("commands", &["engine", "suite", "client", "server", "protocol", "report", "sse", "card"]),
+    ("cli", &["commands", "suite", "client", "server", "protocol", "report", "card"]),
+    ("lib", &["card", "cli", "client", "commands", "engine", "protocol", "report", "server", "sse", "suite"]),
 ];
 
 /// A source file and the module path it defines (`src/engine/probes.rs` → `engine::probes`).

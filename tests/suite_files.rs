@@ -13,7 +13,14 @@ use serde_json::Value;
 
 const PROFILES: &[&str] =
     &["core", "streaming", "push", "extended-card", "signatures", "security", "caps", "resume", "legacy"];
-const PROBES: &[&str] = &["push_delivery", "resume_last_event_id", "concurrent_subscribers", "card_conditional_get"];
+const PROBES: &[&str] = &[
+    "push_delivery",
+    "resume_last_event_id",
+    "concurrent_subscribers",
+    "card_conditional_get",
+    "card_signatures",
+    "tenant_isolation",
+];
 const OPERATIONS: &[&str] = &[
     "send_message",
     "send_streaming_message",
@@ -194,6 +201,7 @@ fn every_test_is_complete_and_ids_are_unique() {
                 || s.expect.is_some()
                 || s.expect_error.is_some()
                 || s.expect_stream.is_some()
+                || s.expect_refused.is_some()
                 || s.assertion.is_some()
                 || !s.assertions.is_empty()
                 || s.repeat.is_some()
@@ -211,6 +219,7 @@ fn every_test_is_complete_and_ids_are_unique() {
                     || s.expect.is_some()
                     || s.expect_error.is_some()
                     || s.expect_stream.is_some()
+                    || s.expect_refused.is_some()
                     || s.assertion.is_some()
                     || !s.assertions.is_empty()
             });
@@ -248,7 +257,7 @@ fn house_rules(t: &Test) -> Vec<String> {
         }
     }
     for r in &t.runner_requirements {
-        if !["webhook_endpoint", "concurrent_streams", "auth_credentials"].contains(&r.as_str()) {
+        if !["webhook_endpoint", "concurrent_streams", "auth_credentials", "second_caller"].contains(&r.as_str()) {
             out.push(format!("runner requirement {r:?} is not one the kit provides"));
         }
     }

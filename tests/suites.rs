@@ -16,13 +16,14 @@ use libtest_mimic::{Arguments, Failed, Trial};
 fn run_checks(only: Vec<String>) -> HashMap<String, CheckResult> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
     rt.block_on(async {
-        let (server, auth) = check::start_embedded_mock().await.expect("embedded mock starts");
-        let opts = CheckOptions {
+        let (server, access) = check::start_embedded_mock().await.expect("embedded mock starts");
+        let mut opts = CheckOptions {
             only,
             behaviors: Behaviors::Acts,
-            client: ClientConfig { headers: vec![auth], ..ClientConfig::default() },
+            client: ClientConfig::default(),
             ..CheckOptions::new(server.url())
         };
+        access.apply(&mut opts);
         let report = check::run(&opts, &mut ()).await.expect("the check run starts");
         server.shutdown().await;
         report.results.into_iter().map(|r| (r.result.id.clone(), r.result)).collect()

@@ -9,11 +9,13 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
+use crate::card::PublicKey;
+
 use crate::client::discovery::{self, Discovery, DiscoveryError};
 use crate::client::http::{ClientConfig, HttpClient};
 use crate::client::redact::Redactor;
 use crate::engine::behaviors;
-use crate::engine::context::Ctx;
+use crate::engine::context::{Callers, Ctx};
 use crate::engine::evidence::ToEvidence as _;
 use crate::engine::guard::{CANARY_HEADER, Guard};
 use crate::engine::reach;
@@ -29,6 +31,7 @@ use crate::report::{
     CheckMeta, CheckResult, Collector, Failure, Report, RunEvent, RunInfo, Sink, SkipReason, SuiteSource, TargetInfo,
     Verdict,
 };
+use crate::server::config::CardSigning;
 use crate::server::{ExtendedCard, MockConfig, MockError, MockServer, WebhookPolicy};
 use crate::suite::behaviors::Behaviors;
 use crate::suite::loader::{self, LoadedSuite};
@@ -84,6 +87,11 @@ pub struct CheckOptions {
     pub deadline: Duration,
     /// Accepted failures laid over the results (`--baseline`).
     pub baseline: Option<Baseline>,
+    /// The second caller's headers (`--header-b`) for the tenant isolation checks; redacted like
+    /// `--header`.
+    pub header_b: Vec<(String, String)>,
+    /// Public keys trusted to sign the agent's cards (`--trust-key`).
+    pub trust_keys: Vec<PublicKey>,
 }
 
 impl CheckOptions {
@@ -108,6 +116,8 @@ impl CheckOptions {
             rpc_url: None,
             deadline: Duration::from_secs(600),
             baseline: None,
+            header_b: Vec::new(),
+            trust_keys: Vec::new(),
         }
     }
 }
@@ -140,13 +150,15 @@ pub async fn run_command(embedded: bool, behaviors: Option<Behaviors>, mut opts:
                 return 2;
             }
         };
-        // The embedded mock's extended card needs its own token; a user Authorization would shadow it.
-        let headers = &mut opts.client.headers;
-        if headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(&auth.0)) {
-            eprintln!("note: the embedded mock uses its own Authorization header; yours is not sent");
-            headers.retain(|(k, _)| !k.eq_ignore_ascii_case(&auth.0));
+        // The embedded mock's callers have their own tokens; a user Authorization would shadow them.
+        if opts.client.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) || !opts.header_b.is_empty()
+        {
+            eprintln!("note: the embedded mock uses its own Authorization headers; yours are not sent");
         }
-        headers.push(auth);
+        if !opts.trust_keys.is_empty() {
+            eprintln!("note: the embedded mock signs its cards with a key of its own; --trust-key is replaced by it");
+        }
+        auth.apply(&mut opts);
         if !output.quiet {
             eprintln!("checking the embedded mock peer at {}", server.url());
         }
@@ -218,24 +230,53 @@ impl CheckError {
     }
 }
 
-/// Starts the mock peer that `check` grades when no URL is given: every capability on, an
-/// extended card behind a fresh bearer token, loopback webhooks allowed. Returns the server and the
-/// header that authenticates to it.
-pub async fn start_embedded_mock() -> Result<(MockServer, (String, String)), MockError> {
+/// What a check run needs to speak to a mock started by [`start_mock_with`]: the first caller's
+/// header, the second caller's, and the public key the mock signs its cards with.
+#[derive(Debug, Clone)]
+pub struct MockAccess {
+    /// The first caller's `Authorization` header.
+    pub caller_a: (String, String),
+    /// The second caller's `Authorization` header.
+    pub caller_b: (String, String),
+    /// The key the mock signs its cards with.
+    pub trust_key: PublicKey,
+}
+
+impl MockAccess {
+    /// Sets `opts` to speak as the first caller, with the second caller and the signing key known,
+    /// replacing any Authorization header and trusted key there.
+    pub fn apply(&self, opts: &mut CheckOptions) {
+        opts.client.headers.retain(|(k, _)| !k.eq_ignore_ascii_case(&self.caller_a.0));
+        opts.client.headers.push(self.caller_a.clone());
+        opts.header_b = vec![self.caller_b.clone()];
+        opts.trust_keys = vec![self.trust_key.clone()];
+    }
+}
+
+/// Starts the mock peer that `check` grades when no URL is given: every capability on, two callers
+/// with bearer tokens of their own (every method requires one; each sees only its own tasks), the
+/// extended card behind the first's, both cards signed with a fresh key, loopback webhooks allowed.
+pub async fn start_embedded_mock() -> Result<(MockServer, MockAccess), MockError> {
     start_mock_with(MockConfig::default()).await
 }
 
-/// [`start_embedded_mock`] from another base configuration (faults, limits); the extended card and
-/// the webhook policy are set as the checks need them.
-pub async fn start_mock_with(base: MockConfig) -> Result<(MockServer, (String, String)), MockError> {
-    let token = format!("kit-{}", uuid::Uuid::new_v4().simple());
+/// [`start_embedded_mock`] from another base configuration (faults, limits); callers, the
+/// extended card, card signing and the webhook policy are set as the checks need them.
+pub async fn start_mock_with(base: MockConfig) -> Result<(MockServer, MockAccess), MockError> {
+    let token = |who: &str| format!("kit-{who}-{}", uuid::Uuid::new_v4().simple());
+    let (a, b) = (token("a"), token("b"));
+    let signing = CardSigning::new(crate::card::PrivateKey::generate());
+    let trust_key = signing.key.public();
     let config = MockConfig {
-        extended_card: ExtendedCard::Bearer(token.clone()),
+        extended_card: ExtendedCard::Bearer(a.clone()),
+        callers: vec![a.clone(), b.clone()],
+        signing: Some(signing),
         webhooks: WebhookPolicy::AllowLoopback,
         ..base
     };
     let server = MockServer::start(config).await?;
-    Ok((server, ("Authorization".to_owned(), format!("Bearer {token}"))))
+    let bearer = |t: &str| ("Authorization".to_owned(), format!("Bearer {t}"));
+    Ok((server, MockAccess { caller_a: bearer(&a), caller_b: bearer(&b), trust_key }))
 }
 
 fn load_suites(opts: &CheckOptions) -> Result<Vec<LoadedSuite>, CheckError> {
@@ -274,6 +315,9 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     let started_at = now_rfc3339();
     let suites = load_suites(opts)?;
     let mut redactor = Redactor::from_headers(&opts.client.headers);
+    for (_, v) in &opts.header_b {
+        redactor.add(v);
+    }
     let mut client_cfg = opts.client.clone();
     client_cfg.timeout = client_cfg.timeout.min(opts.timeout);
     // The kit talks to the host the user named, the hosts they allowed, and their --rpc-url.
@@ -316,6 +360,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         exclude: opts.exclude.clone(),
         behaviors: opts.behaviors.clone(),
         credentials: !opts.client.headers.is_empty(),
+        second_caller: !opts.header_b.is_empty(),
     };
     let checks = plan::plan(&suites, &sel, Some(&discovery.card)).map_err(CheckError::Usage)?;
     if discovery.interface.is_none() {
@@ -409,6 +454,12 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         wire: Mutex::new(Vec::new()),
         guard: Guard::new(canaries),
         interface_problem: iface_problem,
+        callers: Callers {
+            values: opts.client.headers.iter().filter(|(n, _)| credential_headers(opts).contains(n)).cloned().collect(),
+            credential_headers: credential_headers(opts),
+            second: opts.header_b.clone(),
+        },
+        trust_keys: opts.trust_keys.clone(),
     });
     let deadline = {
         let ctx = ctx.clone();
@@ -439,6 +490,18 @@ fn is_credential_header(name: &str) -> bool {
         || ["token", "secret", "api-key", "apikey", "auth"].iter().any(|w| n.contains(w))
 }
 
+/// The first caller's credential headers: the user's `--header`s whose names carry credentials,
+/// and any that `--header-b` replaces for the second caller.
+fn credential_headers(opts: &CheckOptions) -> Vec<String> {
+    opts.client
+        .headers
+        .iter()
+        .map(|(n, _)| n)
+        .filter(|n| is_credential_header(n) || opts.header_b.iter().any(|(b, _)| b.eq_ignore_ascii_case(n)))
+        .cloned()
+        .collect()
+}
+
 /// The values the kit looks for in every answer, with where each was sent: the user's credential
 /// headers (values of 8 bytes or more: shorter ones occur by chance), else, when the card asks for
 /// no authentication, an invented bearer token; and always a canary in a header of its own.
@@ -450,6 +513,12 @@ fn canaries(opts: &CheckOptions, card: &serde_json::Value) -> Vec<(String, Strin
         .iter()
         .filter(|(n, v)| is_credential_header(n) && v.len() >= 8)
         .map(|(n, v)| (format!("your {n} header"), v.clone()))
+        .chain(
+            opts.header_b
+                .iter()
+                .filter(|(n, v)| is_credential_header(n) && v.len() >= 8)
+                .map(|(n, v)| (format!("the second caller's {n} header"), v.clone())),
+        )
         .collect();
     let asks_auth = |k: &str| {
         card.get(k).is_some_and(|v| {

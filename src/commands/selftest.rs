@@ -240,10 +240,10 @@ async fn run_once(
         faults,
         ..MockConfig::default()
     };
-    let (server, headers) = match variant {
+    let (server, access) = match variant {
         MockVariant::Full => {
-            let (server, auth) = check::start_mock_with(base).await.map_err(|e| e.to_string())?;
-            (server, vec![auth])
+            let (server, access) = check::start_mock_with(base).await.map_err(|e| e.to_string())?;
+            (server, Some(access))
         }
         MockVariant::CapabilitiesOff => {
             let config = MockConfig {
@@ -253,17 +253,20 @@ async fn run_once(
                 webhooks: WebhookPolicy::AllowLoopback,
                 ..base
             };
-            (MockServer::start(config).await.map_err(|e| e.to_string())?, Vec::new())
+            (MockServer::start(config).await.map_err(|e| e.to_string())?, None)
         }
     };
-    let copts = CheckOptions {
+    let mut copts = CheckOptions {
         behaviors: Behaviors::Acts,
         jobs: opts.jobs,
         timeout: opts.timeout,
         patience: opts.patience,
-        client: ClientConfig { headers, timeout: Duration::from_secs(10), ..ClientConfig::default() },
+        client: ClientConfig { timeout: Duration::from_secs(10), ..ClientConfig::default() },
         ..CheckOptions::new(server.url())
     };
+    if let Some(access) = &access {
+        access.apply(&mut copts);
+    }
     let out = check::run(&copts, &mut ()).await;
     server.shutdown().await;
     match out {

@@ -56,6 +56,22 @@ pub struct Ctx {
     /// Why the JSON-RPC interface cannot be used (another host, unreachable, none on the card);
     /// decides KIT-IFACE-001.
     pub interface_problem: Option<String>,
+    /// The callers the security checks speak as.
+    pub callers: Callers,
+    /// Keys the user trusts to sign the agent's cards (`--trust-key`).
+    pub trust_keys: Vec<crate::card::PublicKey>,
+}
+
+/// Whose credentials a request carries (ext step `caller`).
+#[derive(Debug, Clone, Default)]
+pub struct Callers {
+    /// Names of the first caller's credential headers (among the user's `--header`s): what
+    /// `caller: none` leaves off and `caller: wrong` corrupts.
+    pub credential_headers: Vec<String>,
+    /// The first caller's credential headers with their values (the scheme a wrong one keeps).
+    pub values: Vec<(String, String)>,
+    /// The second caller's headers (`--header-b`), sent instead of the first caller's credentials.
+    pub second: Vec<(String, String)>,
 }
 
 impl Ctx {

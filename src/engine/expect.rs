@@ -10,12 +10,15 @@ use crate::client::http::{HttpExchange, StreamExchange};
 use crate::report::{Failure, SkipReason};
 use crate::sse::SseError;
 use crate::suite::assert;
-use crate::suite::model::{Expect, ExpectError, NamedAssertion, Step};
+use crate::suite::model::{Expect, ExpectError, ExpectRefused, NamedAssertion, Step};
 use crate::suite::paths;
 use crate::suite::schema;
 
 /// Checks one answer against the step's expectations and returns the assertion root.
 pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> Result<Option<Value>, StepFail> {
+    if let Some(r) = &step.expect_refused {
+        return refused(step, answer, r);
+    }
     let is_raw = step.raw.is_some();
     let op = step.operation.as_deref().unwrap_or("");
     match answer {
@@ -108,6 +111,71 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
         }
         Answer::Stream(x) => evaluate_stream(run, step, x),
     }
+}
+
+/// ext `expect_refused` (§7.4, §3.3.2): the agent refused the request for its credentials. Nothing
+/// may come back as a result; the refusal is HTTP 401 or 403 (whatever the body) or a JSON-RPC
+/// error; with `challenge`, HTTP 401 with a `WWW-Authenticate` header.
+fn refused(step: &Step, answer: &Answer, r: &ExpectRefused) -> Result<Option<Value>, StepFail> {
+    let (status, www, body): (u16, Option<&str>, Option<Value>) = match answer {
+        Answer::Single(x) => (x.status, x.header("www-authenticate"), x.json().ok()),
+        Answer::Stream(x) => {
+            let served = x
+                .events
+                .iter()
+                .find_map(|e| serde_json::from_str::<Value>(&e.data).ok().filter(|v| v.get("result").is_some()));
+            let body = served.or_else(|| serde_json::from_slice::<Value>(&x.body).ok());
+            (x.status, x.header("www-authenticate"), body)
+        }
+    };
+    if let Some(result) = body.as_ref().and_then(|b| b.get("result")) {
+        return Err(StepFail::Violation(Failure {
+            message: format!("the request was served without valid credentials (HTTP {status} with a result)"),
+            step_id: Some(step.id.clone()),
+            pointer: Some("/result".into()),
+            expected: Some("a refusal: HTTP 401 or 403, or a JSON-RPC error".into()),
+            actual: Some(compact(result)),
+        }));
+    }
+    let error = body.as_ref().and_then(|b| b.get("error")).cloned();
+    // -32002..-32009 say the request was processed and failed on its merits, not refused.
+    if let Some(code) = error.as_ref().and_then(|e| e.get("code")).and_then(Value::as_i64)
+        && (-32009..=-32002).contains(&code)
+        && !matches!(status, 401 | 403)
+    {
+        return Err(StepFail::Violation(Failure {
+            message: format!(
+                "the request was processed without valid credentials: it failed with {code} on its merits"
+            ),
+            step_id: Some(step.id.clone()),
+            pointer: Some("/error/code".into()),
+            expected: Some("a refusal of the credentials: HTTP 401 or 403, or an authentication error".into()),
+            actual: Some(error.as_ref().map(compact).unwrap_or_default()),
+        }));
+    }
+    if !(matches!(status, 401 | 403) || error.is_some()) {
+        return Err(StepFail::Violation(Failure {
+            message: format!("HTTP {status} without a JSON-RPC error is not a refusal of the credentials"),
+            step_id: Some(step.id.clone()),
+            pointer: None,
+            expected: Some("HTTP 401 or 403, or a JSON-RPC error".into()),
+            actual: Some(body.as_ref().map(compact).unwrap_or_else(|| format!("HTTP {status}"))),
+        }));
+    }
+    if r.challenge == Some(true) && (status != 401 || www.is_none()) {
+        return Err(StepFail::Violation(Failure {
+            message: "the refusal carries no authentication challenge (§7.4 SHOULD: HTTP 401 with WWW-Authenticate)"
+                .into(),
+            step_id: Some(step.id.clone()),
+            pointer: None,
+            expected: Some("HTTP 401 with a WWW-Authenticate header naming the scheme".into()),
+            actual: Some(format!(
+                "HTTP {status}, WWW-Authenticate {}",
+                www.map(|w| format!("{w:?}")).unwrap_or_else(|| "absent".into())
+            )),
+        }));
+    }
+    Ok(error)
 }
 
 fn check_headers(step: &str, x: &HttpExchange, exp: &Expect) -> Result<(), StepFail> {

@@ -12,5 +12,6 @@ pub mod reach;
 pub mod request;
 pub mod runner;
 pub mod scheduler;
+pub mod security;
 pub mod states;
 pub mod webhook;

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::context::{CheckRun, StepFail, compact};
 use super::evidence::ToEvidence as _;
 use super::request::{cut_by_kit, normalize_params};
+use super::security;
 use super::states::{is_terminal, state_of};
 use crate::client::http::{HttpRequest, StreamExchange};
 use crate::client::rpc::rpc_request;
@@ -16,11 +17,17 @@ use crate::report::{Failure, SkipReason};
 use crate::sse::SseLimits;
 
 /// The probes a suite may name.
-pub const PROBES: &[&str] =
-    &["concurrent_subscribers", "resume_last_event_id", "push_delivery", "card_conditional_get"];
+pub const PROBES: &[&str] = &[
+    "concurrent_subscribers",
+    "resume_last_event_id",
+    "push_delivery",
+    "card_conditional_get",
+    "card_signatures",
+    "tenant_isolation",
+];
 
 pub async fn run(run: &mut CheckRun<'_>, name: &str, params: &Value) -> Result<(), StepFail> {
-    if run.ctx.rpc_url.is_empty() && name != "card_conditional_get" {
+    if run.ctx.rpc_url.is_empty() && name != "card_conditional_get" && security::uses_interface(name, params) {
         return Err(StepFail::undecided("probe", "the card offers no A2A 1.0 JSON-RPC interface to probe"));
     }
     match name {
@@ -28,6 +35,8 @@ pub async fn run(run: &mut CheckRun<'_>, name: &str, params: &Value) -> Result<(
         "resume_last_event_id" => resume_last_event_id(run, params).await,
         "push_delivery" => push_delivery(run, params).await,
         "card_conditional_get" => card_conditional_get(run).await,
+        "card_signatures" => security::card_signatures(run, params).await,
+        "tenant_isolation" => security::tenant_isolation(run, params).await,
         other => Err(StepFail::undecided("probe", format!("unknown probe {other:?}; known: {}", PROBES.join(", ")))),
     }
 }

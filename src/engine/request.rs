@@ -6,10 +6,11 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::context::{CheckRun, StepFail};
+use super::context::{Callers, CheckRun, StepFail};
 use super::evidence::ToEvidence as _;
 use crate::client::http::{HttpExchange, HttpRequest, StreamExchange};
 use crate::client::rpc::rpc_request;
+use crate::report::SkipReason;
 use crate::sse::SseLimits;
 use crate::suite::behaviors::Behaviors;
 use crate::suite::model::{ExpectStream, RawRequest, Step};
@@ -133,6 +134,67 @@ fn stream_limits(run: &CheckRun<'_>, es: Option<&ExpectStream>) -> SseLimits {
     l
 }
 
+/// A credential value of the same scheme as `v` that no agent issued.
+pub(crate) fn wrong_credential(v: &str) -> String {
+    let wrong = format!("kit-wrong-credential-{}", uuid::Uuid::new_v4().simple());
+    match v.split_once(' ') {
+        Some((scheme, _)) if scheme.eq_ignore_ascii_case("basic") => {
+            use base64::Engine as _;
+            format!("{scheme} {}", base64::engine::general_purpose::STANDARD.encode(format!("{wrong}:{wrong}")))
+        }
+        Some((scheme, _)) if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') => {
+            format!("{scheme} {wrong}")
+        }
+        _ => wrong,
+    }
+}
+
+/// Makes `req` carry the credentials of `caller` (ext step `caller`): `a` (unchanged), `b` (the
+/// second caller's headers instead of the first's credentials), `none` (the credential headers
+/// left off) or `wrong` (each with a wrong value of its scheme). A caller the user gave no
+/// credentials for cannot be played: the check skips.
+pub(crate) fn apply_caller(callers: &Callers, caller: &str, req: &mut HttpRequest) -> Result<(), (SkipReason, String)> {
+    let creds = &callers.credential_headers;
+    match caller {
+        "a" => Ok(()),
+        "b" => {
+            if callers.second.is_empty() {
+                return Err((
+                    SkipReason::CredentialsNotSupplied,
+                    "needs a second caller's credentials (--header-b)".into(),
+                ));
+            }
+            req.headers.retain(|(k, _)| !creds.iter().any(|c| c.eq_ignore_ascii_case(k)));
+            req.omit_user_headers.extend(creds.iter().cloned());
+            for (k, v) in &callers.second {
+                req.headers.retain(|(h, _)| !h.eq_ignore_ascii_case(k));
+                req.headers.push((k.clone(), v.clone()));
+            }
+            Ok(())
+        }
+        "none" | "wrong" => {
+            if creds.is_empty() {
+                return Err((
+                    SkipReason::CredentialsNotSupplied,
+                    "none of the --header names carries a credential (Authorization, an API key, a token, a cookie)"
+                        .into(),
+                ));
+            }
+            req.headers.retain(|(k, _)| !creds.iter().any(|c| c.eq_ignore_ascii_case(k)));
+            req.omit_user_headers.extend(creds.iter().cloned());
+            if caller == "wrong" {
+                for name in creds {
+                    let original =
+                        callers.values.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
+                    req.headers.push((name.clone(), wrong_credential(original.unwrap_or(""))));
+                }
+            }
+            Ok(())
+        }
+        other => Err((SkipReason::Filtered, format!("unknown caller {other:?} in the suite"))),
+    }
+}
+
 /// Builds and sends the step's request, keeping the exchange as evidence.
 pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, StepFail> {
     let to_card = step.operation.as_deref() == Some("get_agent_card")
@@ -162,6 +224,9 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
     };
     let extra = rendered_headers(run, &step.id, &step.headers)?;
     apply_headers(&mut req, &extra);
+    if let Some(caller) = step.caller.as_deref() {
+        apply_caller(&run.ctx.callers, caller, &mut req).map_err(|(reason, why)| StepFail::Skip(reason, why))?;
+    }
     if streaming {
         let limits = stream_limits(run, step.expect_stream.as_ref());
         let x = run.exchange_stream(&step.id, req, &limits, None).await?;

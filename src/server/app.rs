@@ -27,6 +27,8 @@ pub struct App {
     pub message_ids: MessageIds,
     /// Requests received (only filled with `record_requests`).
     pub recorder: Recorder,
+    /// The faults the mock commits in its own behaviour (not in the middleware).
+    pub faults: faults::ActiveFaults,
 }
 
 /// The mock could not start.
@@ -49,9 +51,17 @@ impl App {
         if let Some(dir) = &config.scenario_dir {
             scenarios.add_dir(dir)?;
         }
-        let public = card::public_card(&config, base_url, &scenarios);
-        let extended_card = matches!(config.extended_card, ExtendedCard::Bearer(_))
-            .then(|| CardDocument::new(card::extended_card(&public)));
+        let mut public = card::public_card(&config, base_url, &scenarios);
+        let active = faults::ActiveFaults(config.faults.clone());
+        let mut extended =
+            matches!(config.extended_card, ExtendedCard::Bearer(_)).then(|| card::extended_card(&public));
+        if let Some(signing) = &config.signing {
+            card::sign(&mut public, signing, active.sign_card("public"));
+            if let Some(x) = extended.as_mut() {
+                card::sign(x, signing, active.sign_card("extended"));
+            }
+        }
+        let extended_card = extended.map(CardDocument::new);
         let l = &config.limits;
         let store = TaskStore::new(l.max_tasks, l.max_task_events, l.max_history);
         let push = Arc::new(PushDispatcher {
@@ -69,6 +79,7 @@ impl App {
             push,
             message_ids,
             recorder: Recorder::default(),
+            faults: active,
             config,
         })
     }

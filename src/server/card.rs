@@ -5,12 +5,14 @@ use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
-use super::config::{ExtendedCard, MockConfig, RESUME_EXTENSION_URI};
+use super::config::{CardSigning, ExtendedCard, MockConfig, RESUME_EXTENSION_URI};
+use super::faults::Mutation;
 use super::scenario::ScenarioBook;
+use crate::card::jws::{self, SignOptions};
 use crate::protocol::version::PROTOCOL_VERSION;
 use crate::protocol::{
-    AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentProvider, AgentSkill, HttpAuthSecurityScheme,
-    SecurityScheme,
+    AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface, AgentProvider, AgentSkill,
+    HttpAuthSecurityScheme, SecurityRequirement, SecurityScheme, StringList,
 };
 
 /// Path of the well-known card (§8.2).
@@ -87,7 +89,19 @@ pub fn public_card(cfg: &MockConfig, base_url: &str, scenarios: &ScenarioBook) -
         });
     }
     let mut security_schemes = BTreeMap::new();
-    if let ExtendedCard::Bearer(_) = cfg.extended_card {
+    let mut security_requirements = Vec::new();
+    if !cfg.callers.is_empty() {
+        security_schemes.insert(
+            BEARER_SCHEME.to_owned(),
+            SecurityScheme::HttpAuthSecurityScheme(HttpAuthSecurityScheme {
+                description: "Bearer token required for every method; each caller sees only its own tasks.".into(),
+                scheme: "Bearer".into(),
+                bearer_format: String::new(),
+            }),
+        );
+        security_requirements
+            .push(SecurityRequirement { schemes: BTreeMap::from([(BEARER_SCHEME.to_owned(), StringList::default())]) });
+    } else if let ExtendedCard::Bearer(_) = cfg.extended_card {
         security_schemes.insert(
             BEARER_SCHEME.to_owned(),
             SecurityScheme::HttpAuthSecurityScheme(HttpAuthSecurityScheme {
@@ -118,7 +132,7 @@ pub fn public_card(cfg: &MockConfig, base_url: &str, scenarios: &ScenarioBook) -
             extended_agent_card: Some(cfg.extended_card != ExtendedCard::Off),
         },
         security_schemes,
-        security_requirements: Vec::new(),
+        security_requirements,
         default_input_modes: cfg.input_modes.clone(),
         default_output_modes: cfg.output_modes.clone(),
         // Without the prefix contract the mock is a plain echo agent, and says so.
@@ -156,4 +170,35 @@ pub fn extended_card(public: &AgentCard) -> AgentCard {
         security_requirements: Vec::new(),
     });
     card
+}
+
+/// Signs `card` (§8.4) with the mock's key, committing the signing defects of the active faults
+/// (`which`: `public` or `extended`). Earlier signatures are replaced.
+pub fn sign<'a>(card: &mut AgentCard, signing: &CardSigning, defects: impl Iterator<Item = &'a Mutation>) {
+    let mut opts = SignOptions { jku: signing.jku.clone(), ..SignOptions::new(signing.kid.clone()) };
+    for d in defects {
+        if let Mutation::SignCard { reading, alg, no_kid, no_typ, unsigned, .. } = d {
+            if *unsigned {
+                card.signatures.clear();
+                return;
+            }
+            if let Some(r) = reading {
+                opts.reading = *r;
+            }
+            if let Some(a) = alg {
+                opts.alg = a.clone();
+            }
+            if *no_kid {
+                opts.kid = None;
+            }
+            if *no_typ {
+                opts.typ = false;
+            }
+        }
+    }
+    card.signatures.clear();
+    let value = serde_json::to_value(&*card).expect("AgentCard serializes");
+    let signed = jws::sign(&value, &signing.key, &opts).expect("the mock's card canonicalizes");
+    card.signatures = serde_json::from_value::<Vec<AgentCardSignature>>(signed["signatures"].clone())
+        .expect("signatures the mock made parse");
 }

@@ -40,6 +40,24 @@ pub enum ExtendedCard {
     Bearer(String),
 }
 
+/// How the mock signs its cards (§8.4).
+#[derive(Debug, Clone)]
+pub struct CardSigning {
+    pub key: crate::card::PrivateKey,
+    /// `kid` of the protected header.
+    pub kid: String,
+    /// `jku` of the protected header, when given.
+    pub jku: Option<String>,
+}
+
+impl CardSigning {
+    /// Signs with `key`, under its own `kid` or else its RFC 7638 thumbprint.
+    pub fn new(key: crate::card::PrivateKey) -> Self {
+        let kid = key.kid_or_thumbprint();
+        CardSigning { key, kid, jku: None }
+    }
+}
+
 /// Every setting of the mock peer.
 #[derive(Debug, Clone)]
 pub struct MockConfig {
@@ -49,6 +67,12 @@ pub struct MockConfig {
     /// Declare and serve push notifications.
     pub push_notifications: bool,
     pub extended_card: ExtendedCard,
+    /// Bearer tokens of the callers the mock knows (§7.4). With any, every method requires one of
+    /// them (the card declares a bearer scheme and a security requirement), each caller sees only
+    /// the tasks it created (§13.1), and any of them may read the extended card.
+    pub callers: Vec<String>,
+    /// Sign the public and the extended card (§8.4).
+    pub signing: Option<CardSigning>,
     /// Extension URIs declared optional on the card.
     pub extensions: Vec<String>,
     /// Extension URIs declared `required: true` (a request not activating them gets -32008).
@@ -131,6 +155,8 @@ impl Default for MockConfig {
             push_notifications: true,
             behaviors: true,
             extended_card: ExtendedCard::Off,
+            callers: Vec::new(),
+            signing: None,
             extensions: Vec::new(),
             required_extensions: Vec::new(),
             tenant: String::new(),

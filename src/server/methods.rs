@@ -2,6 +2,7 @@
 //! JSON-RPC error; the HTTP adapter in `rpc` does the rest.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::response::Response;
@@ -10,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::app::App;
 use super::config::ExtendedCard;
+use super::faults::ForeignTreatment;
 use super::push::ensure_worker;
 use super::scenario::{TemplateVars, render_parts};
 use super::ssrf;
@@ -23,7 +25,7 @@ use super::validate::{
 use crate::protocol::limits::{LIST_TASKS_DEFAULT_PAGE_SIZE, LIST_TASKS_MAX_PAGE_SIZE};
 use crate::protocol::{
     CancelTaskRequest, ErrorCode, GetExtendedAgentCardRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Message, RequestId, RpcError,
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Message, Method, RequestId, RpcError,
     SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
     TaskPushNotificationConfigRef, TaskState,
 };
@@ -38,8 +40,13 @@ pub enum Outcome {
 /// Request facts that live outside `params`.
 pub struct CallContext {
     pub id: RequestId,
+    pub method: Method,
     pub authorization: Option<String>,
     pub last_event_id: Option<String>,
+    /// The authenticated caller ("" when the mock authenticates no one).
+    pub owner: String,
+    /// Set when the request named another caller's task (the answer then mirrors a missing one).
+    pub foreign: AtomicBool,
 }
 
 fn to_value<T: serde::Serialize>(v: &T) -> Value {
@@ -50,8 +57,24 @@ fn limit_reached(what: &str, limit: usize, flag: &str) -> RpcError {
     RpcError::new(ErrorCode::UnsupportedOperation, format!("{what} limit of {limit} reached (raise it with {flag})"))
 }
 
-fn lookup(app: &App, tenant: &str, id: &str) -> Result<Arc<TaskHandle>, RpcError> {
-    app.store.get(tenant, id).ok_or_else(|| RpcError::task_not_found(id))
+/// The caller's task. Another caller's task is answered exactly as a missing one (§3.3.2, §13.1),
+/// unless a fault says otherwise.
+fn lookup(app: &App, ctx: &CallContext, tenant: &str, id: &str) -> Result<Arc<TaskHandle>, RpcError> {
+    if let Some(h) = app.store.get(tenant, &ctx.owner, id) {
+        return Ok(h);
+    }
+    if let Some(h) = app.store.get_any_owner(tenant, id) {
+        ctx.foreign.store(true, Ordering::Relaxed);
+        match app.faults.foreign_task(ctx.method.name()) {
+            Some((ForeignTreatment::Visible, _)) => return Ok(h),
+            Some((ForeignTreatment::Revealed, _)) => {
+                return Err(RpcError::new(ErrorCode::TaskNotFound, format!("task {id} belongs to another caller"))
+                    .with_meta("taskId", id));
+            }
+            _ => {}
+        }
+    }
+    Err(RpcError::task_not_found(id))
 }
 
 /// A message was accepted: either answered directly or attached to a task.
@@ -63,7 +86,7 @@ enum Accepted {
 
 /// Accepts a message, claiming its `messageId` first when ids are single-use; a message refused
 /// for any other reason gives its id back.
-async fn accept_message(app: &App, req: &SendMessageRequest) -> Result<Accepted, RpcError> {
+async fn accept_message(app: &App, ctx: &CallContext, req: &SendMessageRequest) -> Result<Accepted, RpcError> {
     let single_use = app.config.single_use_message_ids && !req.message.message_id.is_empty();
     if single_use && !app.message_ids.claim(&req.tenant, &req.message.message_id) {
         return Err(RpcError::invalid_params(
@@ -75,14 +98,14 @@ async fn accept_message(app: &App, req: &SendMessageRequest) -> Result<Accepted,
             ),
         ));
     }
-    let accepted = accept_new_message(app, req).await;
+    let accepted = accept_new_message(app, ctx, req).await;
     if single_use && accepted.is_err() {
         app.message_ids.release(&req.tenant, &req.message.message_id);
     }
     accepted
 }
 
-async fn accept_new_message(app: &App, req: &SendMessageRequest) -> Result<Accepted, RpcError> {
+async fn accept_new_message(app: &App, ctx: &CallContext, req: &SendMessageRequest) -> Result<Accepted, RpcError> {
     let limits = &app.config.limits;
     let msg = &req.message;
     check_message(msg, limits)?;
@@ -97,7 +120,7 @@ async fn accept_new_message(app: &App, req: &SendMessageRequest) -> Result<Accep
     let input = msg.first_text().unwrap_or("").to_owned();
 
     if !msg.task_id.is_empty() {
-        let handle = lookup(app, &req.tenant, &msg.task_id)?;
+        let handle = lookup(app, ctx, &req.tenant, &msg.task_id)?;
         let mut msg = msg.clone();
         let accepted = handle.update(|t| {
             if !msg.context_id.is_empty() && msg.context_id != t.task.context_id {
@@ -149,7 +172,7 @@ async fn accept_new_message(app: &App, req: &SendMessageRequest) -> Result<Accep
     }
     let handle = app
         .store
-        .create(&req.tenant, context_id, msg.clone(), scenario.clone())
+        .create(&req.tenant, &ctx.owner, context_id, msg.clone(), scenario.clone())
         .map_err(|e| limit_reached("stored unfinished task", e.limit, "--max-tasks"))?;
     if let Some(mut p) = inline_push {
         p.task_id = handle.id.clone();
@@ -162,10 +185,10 @@ async fn accept_new_message(app: &App, req: &SendMessageRequest) -> Result<Accep
 }
 
 /// SendMessage (§3.1.1): blocking by default, `returnImmediately` returns the task as created.
-pub async fn send_message(app: &App, params: Value) -> Result<Outcome, RpcError> {
+pub async fn send_message(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
     let req: SendMessageRequest = parse_params(params)?;
     let cfg = req.configuration.clone().unwrap_or_default();
-    let (handle, snapshot, seq) = match accept_message(app, &req).await? {
+    let (handle, snapshot, seq) = match accept_message(app, ctx, &req).await? {
         Accepted::Message(m) => return Ok(Outcome::Result(to_value(&SendMessageResponse::Message(m)))),
         Accepted::Task(h, snap, seq) => (h, snap, seq),
     };
@@ -210,7 +233,7 @@ pub async fn send_streaming_message(app: &App, ctx: &CallContext, params: Value)
     check_streaming(app)?;
     let req: SendMessageRequest = parse_params(params)?;
     let hl = req.configuration.as_ref().and_then(|c| c.history_length);
-    match accept_message(app, &req).await? {
+    match accept_message(app, ctx, &req).await? {
         Accepted::Message(m) => {
             let opts = StreamOptions::new(&app.config, CloseAt::TerminalOrInterrupted);
             Ok(Outcome::Stream(stream::single(ctx.id.clone(), StreamResponse::Message(m), opts)))
@@ -226,12 +249,12 @@ pub async fn send_streaming_message(app: &App, ctx: &CallContext, params: Value)
 }
 
 /// GetTask (§3.1.3).
-pub fn get_task(app: &App, params: Value) -> Result<Outcome, RpcError> {
+pub fn get_task(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
     let req: GetTaskRequest = parse_params(params)?;
     require("id", &req.id)?;
     check_id("id", &req.id, &app.config.limits)?;
     check_history_length("historyLength", req.history_length)?;
-    let handle = lookup(app, &req.tenant, &req.id)?;
+    let handle = lookup(app, ctx, &req.tenant, &req.id)?;
     let task = handle.lock().task.clone();
     Ok(Outcome::Result(to_value(&view(&task, req.history_length, true))))
 }
@@ -256,7 +279,7 @@ fn decode_cursor(token: &str) -> Option<(i128, String)> {
 }
 
 /// ListTasks (§3.1.4): filters, newest status first, cursor pagination, `nextPageToken: ""` last.
-pub fn list_tasks(app: &App, params: Value) -> Result<Outcome, RpcError> {
+pub fn list_tasks(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
     let req: ListTasksRequest = parse_params(params)?;
     let page_size = req.page_size.unwrap_or(LIST_TASKS_DEFAULT_PAGE_SIZE);
     if !(1..=LIST_TASKS_MAX_PAGE_SIZE).contains(&page_size) {
@@ -281,7 +304,13 @@ pub fn list_tasks(app: &App, params: Value) -> Result<Outcome, RpcError> {
     let after_ms = req.status_timestamp_after.map(|t| t.unix_millis());
     let mut rows: Vec<(i128, Task)> = app
         .store
-        .all(&req.tenant)
+        .all(
+            &req.tenant,
+            match app.faults.foreign_task(ctx.method.name()) {
+                Some((ForeignTreatment::Visible, _)) => None,
+                _ => Some(ctx.owner.as_str()),
+            },
+        )
         .iter()
         .map(|h| h.lock().task.clone())
         .filter(|t| req.context_id.is_empty() || t.context_id == req.context_id)
@@ -316,11 +345,11 @@ pub fn list_tasks(app: &App, params: Value) -> Result<Outcome, RpcError> {
 }
 
 /// CancelTask (§3.1.5).
-pub fn cancel_task(app: &App, params: Value) -> Result<Outcome, RpcError> {
+pub fn cancel_task(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
     let req: CancelTaskRequest = parse_params(params)?;
     require("id", &req.id)?;
     check_id("id", &req.id, &app.config.limits)?;
-    let handle = lookup(app, &req.tenant, &req.id)?;
+    let handle = lookup(app, ctx, &req.tenant, &req.id)?;
     if let Err(state) = cancel(&handle) {
         return Err(RpcError::new(
             ErrorCode::TaskNotCancelable,
@@ -362,7 +391,7 @@ pub fn subscribe_to_task(app: &App, ctx: &CallContext, params: Value) -> Result<
     let req: SubscribeToTaskRequest = parse_params(params)?;
     require("id", &req.id)?;
     check_id("id", &req.id, &app.config.limits)?;
-    let handle = lookup(app, &req.tenant, &req.id)?;
+    let handle = lookup(app, ctx, &req.tenant, &req.id)?;
     let close = if app.config.subscribe_until_terminal { CloseAt::Terminal } else { CloseAt::TerminalOrInterrupted };
     let opts = StreamOptions::new(&app.config, close);
     let (snapshot, seq, replay, interrupted) = {
@@ -453,12 +482,12 @@ fn redacted(cfg: &TaskPushNotificationConfig) -> TaskPushNotificationConfig {
 }
 
 /// CreateTaskPushNotificationConfig (§3.1.7).
-pub fn create_push_config(app: &App, params: Value) -> Result<Outcome, RpcError> {
+pub fn create_push_config(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
     check_push(app)?;
     let req: TaskPushNotificationConfig = parse_params(params)?;
     require("taskId", &req.task_id)?;
     check_id("taskId", &req.task_id, &app.config.limits)?;
-    let handle = lookup(app, &req.tenant, &req.task_id)?;
+    let handle = lookup(app, ctx, &req.tenant, &req.task_id)?;
     let cfg = prepare_push_config(app, req, "")?;
     let max = app.config.limits.max_push_configs;
     let (stored, seq, terminal) = handle.update(|t| {
@@ -474,20 +503,24 @@ pub fn create_push_config(app: &App, params: Value) -> Result<Outcome, RpcError>
     Ok(Outcome::Result(to_value(&redacted(&stored))))
 }
 
-fn config_ref(app: &App, params: Value) -> Result<(TaskPushNotificationConfigRef, Arc<TaskHandle>), RpcError> {
+fn config_ref(
+    app: &App,
+    ctx: &CallContext,
+    params: Value,
+) -> Result<(TaskPushNotificationConfigRef, Arc<TaskHandle>), RpcError> {
     check_push(app)?;
     let req: TaskPushNotificationConfigRef = parse_params(params)?;
     require("taskId", &req.task_id)?;
     require("id", &req.id)?;
     check_id("taskId", &req.task_id, &app.config.limits)?;
     check_id("id", &req.id, &app.config.limits)?;
-    let handle = lookup(app, &req.tenant, &req.task_id)?;
+    let handle = lookup(app, ctx, &req.tenant, &req.task_id)?;
     Ok((req, handle))
 }
 
 /// GetTaskPushNotificationConfig (§3.1.8).
-pub fn get_push_config(app: &App, params: Value) -> Result<Outcome, RpcError> {
-    let (req, handle) = config_ref(app, params)?;
+pub fn get_push_config(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
+    let (req, handle) = config_ref(app, ctx, params)?;
     let found = handle.lock().push_configs.get(&req.id).cloned();
     match found {
         Some(c) => Ok(Outcome::Result(to_value(&redacted(&c)))),
@@ -501,7 +534,7 @@ pub fn get_push_config(app: &App, params: Value) -> Result<Outcome, RpcError> {
 }
 
 /// ListTaskPushNotificationConfigs (§3.1.9).
-pub fn list_push_configs(app: &App, params: Value) -> Result<Outcome, RpcError> {
+pub fn list_push_configs(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
     check_push(app)?;
     let req: ListTaskPushNotificationConfigsRequest = parse_params(params)?;
     require("taskId", &req.task_id)?;
@@ -510,7 +543,7 @@ pub fn list_push_configs(app: &App, params: Value) -> Result<Outcome, RpcError> 
         return Err(RpcError::invalid_params("pageSize", "must not be negative"));
     }
     check_cursor(&req.page_token, &app.config.limits)?;
-    let handle = lookup(app, &req.tenant, &req.task_id)?;
+    let handle = lookup(app, ctx, &req.tenant, &req.task_id)?;
     let all: Vec<TaskPushNotificationConfig> = handle.lock().push_configs.values().cloned().collect();
     let after = if req.page_token.is_empty() {
         None
@@ -535,8 +568,8 @@ pub fn list_push_configs(app: &App, params: Value) -> Result<Outcome, RpcError> 
 }
 
 /// DeleteTaskPushNotificationConfig (§3.1.10): idempotent, `{}` on success.
-pub fn delete_push_config(app: &App, params: Value) -> Result<Outcome, RpcError> {
-    let (req, handle) = config_ref(app, params)?;
+pub fn delete_push_config(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
+    let (req, handle) = config_ref(app, ctx, params)?;
     handle.update(|t| t.push_configs.remove(&req.id));
     Ok(Outcome::Result(json!({})))
 }
@@ -552,6 +585,10 @@ pub fn get_extended_card(app: &App, ctx: &CallContext, params: Value) -> Result<
             "the agent card does not declare capabilities.extendedAgentCard",
         )),
         ExtendedCard::Unconfigured => Err(RpcError::standard(ErrorCode::ExtendedAgentCardNotConfigured)),
+        // Every caller was authenticated before the method ran.
+        ExtendedCard::Bearer(_) if !app.config.callers.is_empty() => {
+            Ok(Outcome::Result(to_value(&app.extended_card.as_ref().expect("built when a token is set").card)))
+        }
         ExtendedCard::Bearer(token) => {
             let presented = ctx
                 .authorization
@@ -570,6 +607,6 @@ pub fn get_extended_card(app: &App, ctx: &CallContext, params: Value) -> Result<
     }
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

@@ -3,6 +3,7 @@
 //! item 4), except authentication, which also says 401.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::body::Body;
 use axum::extract::{OriginalUri, State};
@@ -12,6 +13,7 @@ use serde_json::Value;
 
 use super::app::App;
 use super::config::{MissingVersion, RESUME_EXTENSION_URI};
+use super::faults::ForeignTreatment;
 use super::methods::{self, CallContext, Outcome};
 use crate::protocol::jsonrpc::{Method, RequestId, failure_with, success};
 use crate::protocol::limits::json_depth_exceeds;
@@ -55,6 +57,36 @@ fn requested_version(headers: &HeaderMap, uri: &Uri) -> Option<String> {
         let (k, v) = kv.split_once('=')?;
         k.eq_ignore_ascii_case(VERSION_HEADER).then(|| v.to_owned())
     })
+}
+
+/// The caller the request authenticates as (§7.4): "" when the mock knows no callers, else the
+/// number of the bearer token presented. A missing or unknown token is refused (-32000, HTTP 401),
+/// unless a fault lets it through as the first caller.
+fn authenticate(app: &App, headers: &HeaderMap, method: &str) -> Result<String, RpcError> {
+    let callers = &app.config.callers;
+    if callers.is_empty() {
+        return Ok(String::new());
+    }
+    let presented = header_str(headers, header::AUTHORIZATION.as_str())
+        .and_then(|h| h.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, t)| t.trim());
+    let Some(token) = presented else {
+        if app.faults.auth_bypass(method, true) {
+            return Ok("caller-1".into());
+        }
+        return Err(RpcError::new(
+            ErrorCode::Unauthenticated,
+            "this agent requires a bearer token (scheme \"bearer\" on the card): none was presented",
+        ));
+    };
+    match callers.iter().position(|c| methods::constant_time_eq(c.as_bytes(), token.as_bytes())) {
+        Some(i) => Ok(format!("caller-{}", i + 1)),
+        None if app.faults.auth_bypass(method, false) => Ok("caller-1".into()),
+        None => {
+            Err(RpcError::new(ErrorCode::Unauthenticated, "the bearer token presented is not valid for this agent"))
+        }
+    }
 }
 
 fn check_version(app: &App, raw: Option<String>) -> Result<(), RpcError> {
@@ -233,6 +265,10 @@ pub async fn endpoint(
         );
         return error_response(&app, None, &e);
     }
+    let owner = match authenticate(&app, &headers, &method_name) {
+        Ok(o) => o,
+        Err(e) => return error_response(&app, Some(&id), &e),
+    };
     if let Err(e) = check_version(&app, requested_version(&headers, &uri)) {
         return error_response(&app, Some(&id), &e);
     }
@@ -251,22 +287,31 @@ pub async fn endpoint(
     }
     let ctx = CallContext {
         id: id.clone(),
+        method,
         authorization: header_str(&headers, header::AUTHORIZATION.as_str()).map(str::to_owned),
         last_event_id: header_str(&headers, "last-event-id").map(str::to_owned),
+        owner,
+        foreign: AtomicBool::new(false),
     };
     let outcome = match method {
-        Method::SendMessage => methods::send_message(&app, params).await,
+        Method::SendMessage => methods::send_message(&app, &ctx, params).await,
         Method::SendStreamingMessage => methods::send_streaming_message(&app, &ctx, params).await,
-        Method::GetTask => methods::get_task(&app, params),
-        Method::ListTasks => methods::list_tasks(&app, params),
-        Method::CancelTask => methods::cancel_task(&app, params),
+        Method::GetTask => methods::get_task(&app, &ctx, params),
+        Method::ListTasks => methods::list_tasks(&app, &ctx, params),
+        Method::CancelTask => methods::cancel_task(&app, &ctx, params),
         Method::SubscribeToTask => methods::subscribe_to_task(&app, &ctx, params),
-        Method::CreateTaskPushNotificationConfig => methods::create_push_config(&app, params),
-        Method::GetTaskPushNotificationConfig => methods::get_push_config(&app, params),
-        Method::ListTaskPushNotificationConfigs => methods::list_push_configs(&app, params),
-        Method::DeleteTaskPushNotificationConfig => methods::delete_push_config(&app, params),
+        Method::CreateTaskPushNotificationConfig => methods::create_push_config(&app, &ctx, params),
+        Method::GetTaskPushNotificationConfig => methods::get_push_config(&app, &ctx, params),
+        Method::ListTaskPushNotificationConfigs => methods::list_push_configs(&app, &ctx, params),
+        Method::DeleteTaskPushNotificationConfig => methods::delete_push_config(&app, &ctx, params),
         Method::GetExtendedAgentCard => methods::get_extended_card(&app, &ctx, params),
     };
+    // A fault may make another caller's task slower to refuse than a missing one (a timing leak).
+    if ctx.foreign.load(Ordering::Relaxed)
+        && let Some((ForeignTreatment::Slow, ms)) = app.faults.foreign_task(method.name())
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    }
     match outcome {
         Ok(Outcome::Result(v)) => {
             let body = success(&id, v);

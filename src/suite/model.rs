@@ -120,6 +120,9 @@ pub struct Preconditions {
     pub extensions: Vec<String>,
     #[serde(default)]
     pub description: Option<String>,
+    /// ext: `true` when the card must declare `securityRequirements`.
+    #[serde(default)]
+    pub security: Option<bool>,
 }
 
 /// One step: an operation, a raw HTTP request, or an assertion on earlier results.
@@ -167,6 +170,14 @@ pub struct Step {
     /// instead of repeating the same failure.
     #[serde(default)]
     pub prerequisite: Option<String>,
+    /// ext: whose credentials the request carries: `a` (default: the user's `--header`s), `b` (the
+    /// second caller's, `--header-b`), `none` (credential headers left off) or `wrong` (each
+    /// credential header with a wrong value of the same scheme).
+    #[serde(default)]
+    pub caller: Option<String>,
+    /// ext: the request must be refused for its credentials (§7.4).
+    #[serde(default)]
+    pub expect_refused: Option<ExpectRefused>,
     /// Delay before the step.
     #[serde(default)]
     pub delay_ms: Option<u64>,
@@ -241,6 +252,15 @@ pub struct ExpectError {
     /// "returns the task or TaskNotCancelableError").
     #[serde(default)]
     pub or_result: Option<Value>,
+}
+
+/// ext: a refusal for missing or wrong credentials (§7.4, §3.3.2): no JSON-RPC result, and HTTP 401
+/// or 403 or a JSON-RPC error.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExpectRefused {
+    /// Also require HTTP 401 with a `WWW-Authenticate` challenge (§7.4 SHOULD).
+    #[serde(default)]
+    pub challenge: Option<bool>,
 }
 
 /// Stream expectations (ACTS §7), plus ext fields.

@@ -46,7 +46,9 @@ pub enum Disposition {
 /// True when the check talks to the agent's JSON-RPC interface (anything but the card).
 pub fn uses_interface(test: &Test) -> bool {
     if let Some(p) = &test.probe {
-        return p != "card_conditional_get";
+        let extended =
+            test.probe_params.as_ref().and_then(|v| v.get("card")).and_then(Value::as_str) == Some("extended");
+        return p != "card_conditional_get" && (p != "card_signatures" || extended);
     }
     test.steps.iter().any(|s| {
         let to_card = s.operation.as_deref() == Some("get_agent_card")
@@ -87,6 +89,8 @@ pub struct Selection {
     pub behaviors: Behaviors,
     /// The user supplied credentials (`--header`).
     pub credentials: bool,
+    /// The user supplied a second caller's credentials (`--header-b`).
+    pub second_caller: bool,
 }
 
 fn globs(patterns: &[String]) -> Result<GlobSet, String> {
@@ -171,6 +175,13 @@ fn skip_reason(
                 ));
             }
         }
+        let secured = card.get("securityRequirements").and_then(Value::as_array).is_some_and(|a| !a.is_empty());
+        if pre.security == Some(true) && !secured {
+            return Some((
+                SkipReason::CapabilityNotDeclared,
+                "the card declares no securityRequirements, so no credential is required".into(),
+            ));
+        }
         for uri in &pre.extensions {
             let declared = card
                 .pointer("/capabilities/extensions")
@@ -199,6 +210,12 @@ fn skip_reason(
     }
     if test.runner_requirements.iter().any(|r| r == "auth_credentials") && !sel.credentials {
         return Some((SkipReason::CredentialsNotSupplied, "needs credentials; pass --header".into()));
+    }
+    if test.runner_requirements.iter().any(|r| r == "second_caller") && !sel.second_caller {
+        return Some((
+            SkipReason::CredentialsNotSupplied,
+            "needs a second caller's credentials; pass --header-b (the first caller's are --header)".into(),
+        ));
     }
     None
 }

@@ -262,6 +262,59 @@ pub enum Mutation {
     PushWrapJsonrpc,
     /// Push delivery: send nothing.
     PushSkip,
+    /// Card signing (§8.4): sign the way a defective signer does. `reading` picks the bytes
+    /// signed (`defaults_filled`, `oneof_dropped`, `signatures_included`, ...), `alg` what the header
+    /// claims, `no_kid` / `no_typ` leave those out, `unsigned` signs nothing; `card` narrows it to
+    /// `public` or `extended` (default both).
+    SignCard {
+        #[serde(default)]
+        reading: Option<crate::card::Reading>,
+        #[serde(default)]
+        alg: Option<String>,
+        #[serde(default)]
+        no_kid: bool,
+        #[serde(default)]
+        no_typ: bool,
+        #[serde(default)]
+        unsigned: bool,
+        #[serde(default)]
+        card: Option<String>,
+    },
+    /// Authentication (§7.4): a request whose credential is `missing`, `wrong` or either (`any`) is
+    /// served as if the first caller had sent it.
+    AuthBypass {
+        when: AuthBypassWhen,
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Tenant isolation (§13.1): how a caller is answered about another caller's task: `visible`
+    /// (as if it were its own; ListTasks lists everyone's), `revealed` (-32001, but the message says
+    /// the task exists), `slow` (-32001 as for a missing task, after `ms`).
+    ForeignTask {
+        treat: ForeignTreatment,
+        #[serde(default)]
+        ms: u64,
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+}
+
+/// Which credentials [`Mutation::AuthBypass`] lets through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthBypassWhen {
+    Missing,
+    Wrong,
+    Any,
+}
+
+/// How [`Mutation::ForeignTask`] answers about another caller's task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ForeignTreatment {
+    Visible,
+    Revealed,
+    Slow,
 }
 
 /// A named single violation.
@@ -359,11 +412,44 @@ impl FaultCatalogue {
     }
 }
 
+/// True when a mutation limited to `methods` (empty: all) applies to `method`.
+fn for_method(methods: &[String], method: &str) -> bool {
+    methods.is_empty() || methods.iter().any(|m| m == method)
+}
+
 /// The faults a running mock commits.
 #[derive(Debug, Clone, Default)]
 pub struct ActiveFaults(pub Vec<Arc<Fault>>);
 
 impl ActiveFaults {
+    /// How another caller's task is answered for `method`, when a fault says.
+    pub fn foreign_task(&self, method: &str) -> Option<(ForeignTreatment, u64)> {
+        self.mutations().find_map(|m| match m {
+            Mutation::ForeignTask { treat, ms, methods } if for_method(methods, method) => Some((*treat, *ms)),
+            _ => None,
+        })
+    }
+
+    /// True when a fault lets a `missing` (or else wrong) credential through for `method`.
+    pub fn auth_bypass(&self, method: &str, missing: bool) -> bool {
+        self.mutations().any(|m| match m {
+            Mutation::AuthBypass { when, methods } => {
+                for_method(methods, method)
+                    && matches!(
+                        (when, missing),
+                        (AuthBypassWhen::Any, _) | (AuthBypassWhen::Missing, true) | (AuthBypassWhen::Wrong, false)
+                    )
+            }
+            _ => false,
+        })
+    }
+
+    /// The signing defects for the `public` or `extended` card.
+    pub fn sign_card(&self, which: &str) -> impl Iterator<Item = &Mutation> {
+        self.mutations()
+            .filter(move |m| matches!(m, Mutation::SignCard { card, .. } if card.as_deref().is_none_or(|c| c == which)))
+    }
+
     /// Every mutation of every active fault.
     pub fn mutations(&self) -> impl Iterator<Item = &Mutation> {
         self.0.iter().flat_map(|f| f.mutations.iter())

@@ -66,6 +66,8 @@ impl TaskInner {
 pub struct TaskHandle {
     /// Tenant the task belongs to ("" when none).
     pub tenant: String,
+    /// The caller that created it ("" when the mock authenticates no one): only it sees the task.
+    pub owner: String,
     pub id: String,
     inner: Mutex<TaskInner>,
     changed: watch::Sender<u64>,
@@ -203,6 +205,7 @@ impl TaskStore {
     pub fn create(
         &self,
         tenant: &str,
+        owner: &str,
         context_id: String,
         first: Message,
         scenario: Arc<Scenario>,
@@ -223,6 +226,7 @@ impl TaskStore {
         log.push(StreamResponse::Task(task.clone()), false);
         let handle = Arc::new(TaskHandle {
             tenant: tenant.to_owned(),
+            owner: owner.to_owned(),
             id: id.clone(),
             inner: Mutex::new(TaskInner {
                 task,
@@ -256,13 +260,19 @@ impl TaskStore {
         Ok(handle)
     }
 
-    /// The task with this id, if the tenant may see it.
-    pub fn get(&self, tenant: &str, id: &str) -> Option<Arc<TaskHandle>> {
+    /// The task with this id, if the tenant and the caller (`owner`) may see it.
+    pub fn get(&self, tenant: &str, owner: &str, id: &str) -> Option<Arc<TaskHandle>> {
+        self.get_any_owner(tenant, id).filter(|h| h.owner == owner)
+    }
+
+    /// The task with this id under `tenant`, whichever caller created it.
+    pub fn get_any_owner(&self, tenant: &str, id: &str) -> Option<Arc<TaskHandle>> {
         self.map().get(&(tenant.to_owned(), id.to_owned())).cloned()
     }
 
-    pub fn all(&self, tenant: &str) -> Vec<Arc<TaskHandle>> {
-        self.map().values().filter(|h| h.tenant == tenant).cloned().collect()
+    /// The tasks the caller (`owner`) sees under `tenant`; every caller's with `None`.
+    pub fn all(&self, tenant: &str, owner: Option<&str>) -> Vec<Arc<TaskHandle>> {
+        self.map().values().filter(|h| h.tenant == tenant && owner.is_none_or(|o| h.owner == o)).cloned().collect()
     }
 
     pub fn len(&self) -> usize {

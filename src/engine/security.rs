@@ -1,0 +1,392 @@
+//! The probes of the `signatures` and `security` profiles, for what data cannot say: verifying a
+//! card's JWS signatures against the keys the user pins (§8.4), and comparing how an agent answers a
+//! second caller about the first caller's task with how it answers about a task that does not exist
+//! (§3.3.2, §13.1): code, message, data shape, HTTP status and timing.
+
+use std::time::Duration;
+
+use regex::Regex;
+use serde_json::{Value, json};
+
+use super::context::{CheckRun, StepFail, compact};
+use super::evidence::ToEvidence as _;
+use super::request::{apply_caller, cut_by_kit, normalize_params};
+use crate::card::jcs;
+use crate::card::jws::{self, Reading};
+use crate::client::http::HttpRequest;
+use crate::client::rpc::rpc_request;
+use crate::report::{Failure, SkipReason};
+use crate::sse::SseLimits;
+
+/// Which card a signature probe reads.
+fn which_card(params: &Value) -> &str {
+    params.get("card").and_then(Value::as_str).unwrap_or("public")
+}
+
+/// True when the probe needs the JSON-RPC interface.
+pub fn uses_interface(probe: &str, params: &Value) -> bool {
+    probe != "card_signatures" || which_card(params) == "extended"
+}
+
+/// The card to grade, parsed strictly from the bytes the agent sent.
+async fn fetch_card(run: &mut CheckRun<'_>, which: &str) -> Result<Value, StepFail> {
+    if which == "public" {
+        let x = run.ctx.discovery.exchange.clone();
+        run.keep(x.to_evidence(Some("card"), &run.ctx.redactor));
+        return jcs::parse_strict_bytes(&x.body).map_err(|e| {
+            StepFail::violation("card", format!("the card has no canonical form, so no signature can hold: {e}"))
+        });
+    }
+    let req = rpc_request(&run.ctx.rpc_url, &json!("xcard"), "GetExtendedAgentCard", None);
+    let x = run.exchange("xcard", req).await?;
+    run.keep(x.to_evidence(Some("xcard"), &run.ctx.redactor));
+    if x.truncated {
+        return Err(cut_by_kit("xcard", run.ctx.client.config().max_body_bytes));
+    }
+    let got = jcs::parse_strict_bytes(&x.body)
+        .map_err(|e| StepFail::violation("xcard", format!("the answer has no canonical form: {e}")))?;
+    match got.get("result") {
+        Some(card) if card.is_object() => Ok(card.clone()),
+        _ => Err(StepFail::Prerequisite {
+            cause: "CARD-EXT-001".into(),
+            failure: Box::new(StepFail::violation(
+                "xcard",
+                format!("GetExtendedAgentCard returned no card: {}", compact(&got)),
+            )),
+        }),
+    }
+}
+
+/// `card_signatures` (§8.4): `params.card` (`public` or `extended`) and `params.grade`:
+/// - `header`: every protected header decodes and has `alg` and `kid` (§8.4.2);
+/// - `typ`: every protected header says `typ: JOSE` (§8.4.2 SHOULD);
+/// - `verify`: every signature by a pinned key verifies over the §8.4.1 payload, and one does;
+/// - `exclusion` / `presence`: a failed signature is blamed on `signatures` covered (rule 3) / on
+///   field presence (rule 1), else the check defers to CARD-SIGN-001.
+pub async fn card_signatures(run: &mut CheckRun<'_>, params: &Value) -> Result<(), StepFail> {
+    let which = which_card(params);
+    let grade = params.get("grade").and_then(Value::as_str).unwrap_or("verify");
+    let step = if which == "public" { "card" } else { "xcard" };
+    let card = fetch_card(run, which).await?;
+    let keys = run.ctx.trust_keys.clone();
+    let verdict = jws::verify(&card, &keys);
+    let kids: Vec<String> =
+        verdict.signatures.iter().map(|c| c.kid().map(|k| format!("{k:?}")).unwrap_or("none".into())).collect();
+    match grade {
+        "header" | "typ" if !verdict.is_signed() => {
+            return Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, format!("the {which} card is not signed")));
+        }
+        "header" => {
+            for c in &verdict.signatures {
+                let problem = match &c.header {
+                    None => match &c.outcome {
+                        jws::Outcome::Malformed { reason } => Some(reason.clone()),
+                        _ => None,
+                    },
+                    Some(h) => jws::header_problems(h).into_iter().next(),
+                };
+                if let Some(p) = problem {
+                    return Err(StepFail::violation(step, format!("signature {}: {p}", c.index)));
+                }
+            }
+            return Ok(());
+        }
+        "typ" => {
+            for c in &verdict.signatures {
+                let typ = c.header.as_ref().and_then(|h| h.get("typ")).cloned();
+                if typ != Some(json!("JOSE")) {
+                    return Err(StepFail::Violation(Failure {
+                        message: format!(
+                            "signature {}: the protected header's `typ` is not \"JOSE\" (§8.4.2 SHOULD)",
+                            c.index
+                        ),
+                        step_id: Some(step.into()),
+                        pointer: Some(format!("/signatures/{}/protected", c.index)),
+                        expected: Some("\"typ\": \"JOSE\"".into()),
+                        actual: Some(typ.map(|t| t.to_string()).unwrap_or_else(|| "absent".into())),
+                    }));
+                }
+            }
+            return Ok(());
+        }
+        _ => {}
+    }
+    if !verdict.is_signed() && keys.is_empty() {
+        return Err(StepFail::Skip(
+            SkipReason::BehaviorNotAvailable,
+            format!("the {which} card is not signed and no key is pinned (--trust-key)"),
+        ));
+    }
+    if keys.is_empty() {
+        return Err(StepFail::Skip(
+            SkipReason::CredentialsNotSupplied,
+            format!(
+                "the {which} card is signed (kid {}); pin the agent's public key with --trust-key to verify it",
+                kids.join(", ")
+            ),
+        ));
+    }
+    let failure = if !verdict.is_signed() {
+        StepFail::violation(
+            step,
+            format!("the {which} card carries no signature, but --trust-key pins the key(s) it should be signed with"),
+        )
+    } else {
+        let Some(reason) = verdict.reason() else {
+            return Ok(());
+        };
+        StepFail::Violation(Failure {
+            message: format!("the {which} card's signature does not hold: {reason}"),
+            step_id: Some(step.into()),
+            pointer: Some("/signatures".into()),
+            expected: Some("every signature by a pinned key verifies over the §8.4.1 payload (RFC 8785, `signatures` excluded, field presence applied)".into()),
+            actual: Some(verdict.signatures.iter().map(|c| c.describe()).collect::<Vec<_>>().join("\n")),
+        })
+    };
+    let blamed = match grade {
+        "exclusion" => verdict.reading() == Some(Reading::SignaturesIncluded),
+        "presence" => verdict.reading().is_some_and(Reading::is_presence_defect),
+        _ => true,
+    };
+    if blamed {
+        Err(failure)
+    } else {
+        Err(StepFail::Prerequisite { cause: "CARD-SIGN-001".into(), failure: Box::new(failure) })
+    }
+}
+
+/// One JSON-RPC call of the isolation probe, as the second caller (or the first).
+struct Call {
+    status: u16,
+    body: Value,
+    elapsed: Duration,
+}
+
+async fn call(run: &mut CheckRun<'_>, step: &str, method: &str, params: Value, as_b: bool) -> Result<Call, StepFail> {
+    let op = match method {
+        "SendMessage" => "send_message",
+        "CreateTaskPushNotificationConfig" => "create_push_config",
+        _ => "",
+    };
+    let params = normalize_params(op, params, &run.ctx.tenant, &run.ctx.behaviors);
+    let mut req: HttpRequest = rpc_request(&run.ctx.rpc_url, &json!(step), method, Some(params));
+    if as_b {
+        apply_caller(&run.ctx.callers, "b", &mut req).map_err(|(r, why)| StepFail::Skip(r, why))?;
+    }
+    if method == "SubscribeToTask" {
+        let limits = SseLimits { total_timeout: run.ctx.patience, ..run.ctx.client.config().sse.clone() };
+        let x = run.exchange_stream(step, req, &limits, Some(1)).await?;
+        run.keep(x.to_evidence(Some(step), &run.ctx.redactor));
+        let body = match x.events.first() {
+            Some(e) => serde_json::from_str(&e.data).unwrap_or(Value::Null),
+            None => serde_json::from_slice(&x.body).unwrap_or(Value::Null),
+        };
+        return Ok(Call { status: x.status, body, elapsed: x.elapsed });
+    }
+    let x = run.exchange(step, req).await?;
+    run.keep(x.to_evidence(Some(step), &run.ctx.redactor));
+    if x.truncated {
+        return Err(cut_by_kit(step, run.ctx.client.config().max_body_bytes));
+    }
+    Ok(Call { status: x.status, body: x.json().unwrap_or(Value::Null), elapsed: x.elapsed })
+}
+
+/// The first caller's task (and, for the push methods, a push config on it).
+async fn first_callers_task(run: &mut CheckRun<'_>, push: bool) -> Result<(String, Option<String>), StepFail> {
+    let msg = json!({"message": {"role": "ROLE_USER", "parts": [{"text": run.ctx.prompt.clone()}]}, "configuration": {"returnImmediately": true}});
+    let r = call(run, "a-send", "SendMessage", msg, false).await?;
+    let setup = |cause: &str, why: String| StepFail::Prerequisite {
+        cause: cause.into(),
+        failure: Box::new(StepFail::violation("a-send", why)),
+    };
+    if r.body.pointer("/result/message").is_some() {
+        return Err(StepFail::Skip(
+            SkipReason::BehaviorNotAvailable,
+            format!(
+                "the agent answered {:?} with a Message, so there is no task to keep from another caller",
+                run.ctx.prompt
+            ),
+        ));
+    }
+    let Some(task) = r.body.pointer("/result/task/id").and_then(Value::as_str).map(str::to_owned) else {
+        return Err(setup("CORE-SEND-001", format!("SendMessage did not return a task: {}", compact(&r.body))));
+    };
+    if !push {
+        return Ok((task, None));
+    }
+    let Some(hook) = run.ctx.webhook.clone() else {
+        return Err(StepFail::undecided("a-push", "no webhook receiver is running (see --webhook-bind)"));
+    };
+    let (url, _) = hook.new_endpoint();
+    let r = call(run, "a-push", "CreateTaskPushNotificationConfig", json!({"taskId": task, "url": url}), false).await?;
+    match r.body.pointer("/result/id").and_then(Value::as_str) {
+        Some(id) => Ok((task, Some(id.to_owned()))),
+        None => Err(StepFail::Prerequisite {
+            cause: "PUSH-CFG-001".into(),
+            failure: Box::new(StepFail::violation(
+                "a-push",
+                format!("creating a push config failed: {}", compact(&r.body)),
+            )),
+        }),
+    }
+}
+
+/// Params of `method` on `task` (with push config `config`).
+fn params_for(method: &str, task: &str, config: &str, url: &str, prompt: &str) -> Value {
+    match method {
+        "SendMessage" => {
+            json!({"message": {"role": "ROLE_USER", "taskId": task, "parts": [{"text": prompt}]}, "configuration": {"returnImmediately": true}})
+        }
+        "GetTaskPushNotificationConfig" | "DeleteTaskPushNotificationConfig" => json!({"taskId": task, "id": config}),
+        "ListTaskPushNotificationConfigs" => json!({"taskId": task}),
+        "CreateTaskPushNotificationConfig" => json!({"taskId": task, "url": url}),
+        _ => json!({"id": task}),
+    }
+}
+
+/// The error with the two ids, timestamps and request ids masked, for comparing two answers.
+fn masked(v: &Value, ids: &[&str]) -> String {
+    let mut s = v.to_string();
+    for id in ids {
+        if !id.is_empty() {
+            s = s.replace(id, "<id>");
+        }
+    }
+    let time = Regex::new(r"\d{4}-\d{2}-\d{2}T[0-9:.]+(Z|[+-]\d{2}:\d{2})?").expect("valid regex");
+    time.replace_all(&s, "<time>").into_owned()
+}
+
+/// The structure of a JSON value: its keys and the types of its leaves.
+fn shape(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+        Value::Array(a) => Value::Array(a.iter().map(shape).collect()),
+        Value::String(_) => json!("string"),
+        Value::Number(_) => json!("number"),
+        Value::Bool(_) => json!("bool"),
+        Value::Null => Value::Null,
+    }
+}
+
+fn fastest(v: Vec<Duration>) -> Duration {
+    v.into_iter().min().unwrap_or_default()
+}
+
+/// `tenant_isolation` (§3.3.2, §13.1): the second caller (`--header-b`) names the first caller's
+/// task in each of `params.methods`, and must get what it gets for a task that does not exist:
+/// -32001, the same message and data shape once the ids are masked, the same HTTP status. With
+/// `params.grade: "timing"`, GetTask on both is timed instead, seven times each: the fastest
+/// answers must be within 100 ms or a factor of two of each other (the same timing class).
+pub async fn tenant_isolation(run: &mut CheckRun<'_>, params: &Value) -> Result<(), StepFail> {
+    let methods: Vec<String> = params
+        .get("methods")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_else(|| vec!["GetTask".into()]);
+    let push = methods.iter().any(|m| m.contains("PushNotificationConfig"));
+    let (task, config) = first_callers_task(run, push).await?;
+    let config = config.unwrap_or_default();
+    let missing = uuid::Uuid::new_v4().to_string();
+    let url = match &run.ctx.webhook {
+        Some(h) => h.new_endpoint().0,
+        None => String::new(),
+    };
+    let prompt = run.ctx.prompt.clone();
+    if params.get("grade").and_then(Value::as_str) == Some("timing") {
+        let (mut foreign, mut absent) = (Vec::new(), Vec::new());
+        for i in 0..7 {
+            let f = call(run, &format!("b-foreign-{i}"), "GetTask", json!({"id": task}), true).await?;
+            let m = call(run, &format!("b-missing-{i}"), "GetTask", json!({"id": missing}), true).await?;
+            foreign.push(f.elapsed);
+            absent.push(m.elapsed);
+        }
+        // The fastest of several tries: what the agent does, without the load around it.
+        let (f, m) = (fastest(foreign), fastest(absent));
+        let (lo, hi) = (f.min(m), f.max(m));
+        if hi.saturating_sub(lo) > Duration::from_millis(100) && hi > lo * 2 {
+            return Err(StepFail::Violation(Failure {
+                message: format!(
+                    "GetTask of another caller's task takes {} ms (fastest of 7), of a missing task {} ms: the timing tells them apart",
+                    f.as_millis(),
+                    m.as_millis()
+                ),
+                step_id: Some("timing".into()),
+                pointer: None,
+                expected: Some("the same timing class (within 100 ms or a factor of 2)".into()),
+                actual: Some(format!("foreign {} ms, missing {} ms", f.as_millis(), m.as_millis())),
+            }));
+        }
+        return Ok(());
+    }
+    for method in &methods {
+        let step = format!("b-{}", method.to_ascii_lowercase());
+        let foreign =
+            call(run, &format!("{step}-foreign"), method, params_for(method, &task, &config, &url, &prompt), true)
+                .await?;
+        let absent =
+            call(run, &format!("{step}-missing"), method, params_for(method, &missing, &config, &url, &prompt), true)
+                .await?;
+        let fail = |message: String, expected: String, actual: String| {
+            Err(StepFail::Violation(Failure {
+                message,
+                step_id: Some(format!("{step}-foreign")),
+                pointer: Some("/error".into()),
+                expected: Some(expected),
+                actual: Some(actual),
+            }))
+        };
+        let Some(ferr) = foreign.body.get("error") else {
+            return fail(
+                format!("{method} by a second caller on the first caller's task was served (HTTP {})", foreign.status),
+                "TaskNotFoundError (-32001), as for a task that does not exist".into(),
+                compact(&foreign.body),
+            );
+        };
+        if ferr.get("code") != Some(&json!(-32001)) {
+            return fail(
+                format!(
+                    "{method} on another caller's task answered code {} instead of TaskNotFoundError",
+                    ferr.get("code").map(compact).unwrap_or_default()
+                ),
+                "-32001 (§3.3.2: not found, never forbidden)".into(),
+                compact(ferr),
+            );
+        }
+        let Some(aerr) = absent.body.get("error") else {
+            return Err(StepFail::undecided(
+                &format!("{step}-missing"),
+                format!("{method} on a task that does not exist did not fail: {}", compact(&absent.body)),
+            ));
+        };
+        let ids = [task.as_str(), missing.as_str()];
+        let (fm, am) = (masked(&ferr["message"], &ids), masked(&aerr["message"], &ids));
+        if fm != am || ferr.get("code") != aerr.get("code") {
+            return fail(
+                format!("{method}: the answer about another caller's task differs from the one about a missing task"),
+                format!("as for a missing task: {} {am}", aerr.get("code").map(compact).unwrap_or_default()),
+                format!("{} {fm}", ferr.get("code").map(compact).unwrap_or_default()),
+            );
+        }
+        let (fd, ad) = (shape(&ferr["data"]), shape(&aerr["data"]));
+        if fd != ad {
+            return fail(
+                format!(
+                    "{method}: the error data about another caller's task has another shape than for a missing task"
+                ),
+                compact(&ad),
+                compact(&fd),
+            );
+        }
+        if foreign.status != absent.status {
+            return fail(
+                format!(
+                    "{method}: HTTP {} for another caller's task, {} for a missing one",
+                    foreign.status, absent.status
+                ),
+                format!("HTTP {}", absent.status),
+                format!("HTTP {}", foreign.status),
+            );
+        }
+    }
+    Ok(())
+}
