@@ -296,7 +296,7 @@ pub struct MockArgs {
     /// Produced output media type (repeatable; replaces the defaults).
     #[arg(long = "output-mode", value_name = "MEDIA_TYPE")]
     pub output_modes: Vec<String>,
-    /// Serve a request without A2A-Version as 1.0 (as the official TCK expects) instead of reading
+    /// Serve a request without A2A-Version as 1.0 (for clients that omit the header) instead of reading
     /// it as 0.3 and answering -32009, as §3.6.2 says.
     #[arg(long)]
     pub lenient_version: bool,

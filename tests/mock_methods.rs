@@ -957,7 +957,7 @@ async fn version_negotiation() {
 
 /// §3.6.2: "Agents MUST interpret empty value as 0.3 version", which this 1.0-only mock refuses
 /// with -32009; an explicit 1.0, as header or parameter, still works. `--lenient-version` serves it
-/// as 1.0, as the official TCK expects.
+/// as 1.0, for clients that omit the header.
 #[tokio::test]
 async fn a_missing_version_is_read_as_0_3_unless_lenient() {
     let lenient = Peer::start(config(|c| c.missing_version = MissingVersion::AssumeCurrent)).await;

@@ -12,7 +12,7 @@ pub enum MissingVersion {
     /// not support: -32009.
     #[default]
     Reject,
-    /// Serve it as 1.0, as the official TCK expects and several SDKs do (`--lenient-version`).
+    /// Serve it as 1.0, for clients that omit the header (`--lenient-version`).
     AssumeCurrent,
 }
 
