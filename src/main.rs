@@ -5,9 +5,11 @@ use clap::Parser as _;
 #[tokio::main]
 async fn main() {
     let cli = a2a_conform::cli::Cli::parse();
-    // The mock logs what it does; a check run keeps stderr for findings unless RUST_LOG says otherwise.
+    // The mock logs what it does; a check run keeps stderr for findings unless RUST_LOG says otherwise;
+    // the selftest's mocks commit faults on purpose, so their warnings are expected noise there.
     let default_filter = match cli.command {
         a2a_conform::cli::Command::Mock(_) => "a2a_conform=info",
+        a2a_conform::cli::Command::Selftest(_) => "a2a_conform=error",
         _ => "a2a_conform=warn",
     };
     tracing_subscriber::fmt()

@@ -74,7 +74,7 @@ pub async fn card_signatures(run: &mut CheckRun<'_>, params: &Value) -> Result<(
         verdict.signatures.iter().map(|c| c.kid().map(|k| format!("{k:?}")).unwrap_or("none".into())).collect();
     match grade {
         "header" | "typ" if !verdict.is_signed() => {
-            return Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, format!("the {which} card is not signed")));
+            return Err(StepFail::Skip(SkipReason::CapabilityNotDeclared, format!("the {which} card is not signed")));
         }
         "header" => {
             for c in &verdict.signatures {
@@ -112,8 +112,9 @@ pub async fn card_signatures(run: &mut CheckRun<'_>, params: &Value) -> Result<(
         _ => {}
     }
     if !verdict.is_signed() && keys.is_empty() {
+        // Signing is optional (§8.4); with no key pinned nobody expects this card to be signed.
         return Err(StepFail::Skip(
-            SkipReason::BehaviorNotAvailable,
+            SkipReason::CapabilityNotDeclared,
             format!("the {which} card is not signed and no key is pinned (--trust-key)"),
         ));
     }

@@ -175,8 +175,7 @@ fn skip_reason(
                 ));
             }
         }
-        let secured = card.get("securityRequirements").and_then(Value::as_array).is_some_and(|a| !a.is_empty());
-        if pre.security == Some(true) && !secured {
+        if pre.security == Some(true) && !declares_security(card) {
             return Some((
                 SkipReason::CapabilityNotDeclared,
                 "the card declares no securityRequirements, so no credential is required".into(),
@@ -212,12 +211,26 @@ fn skip_reason(
         return Some((SkipReason::CredentialsNotSupplied, "needs credentials; pass --header".into()));
     }
     if test.runner_requirements.iter().any(|r| r == "second_caller") && !sel.second_caller {
+        // With no security declared, callers are not told apart: there is nothing to isolate unless
+        // the user says otherwise by passing a second caller.
+        if card.is_some_and(|c| !declares_security(c)) {
+            return Some((
+                SkipReason::CapabilityNotDeclared,
+                "the card declares no securityRequirements, so callers are not told apart (pass --header-b to \
+                 test isolation anyway)"
+                    .into(),
+            ));
+        }
         return Some((
             SkipReason::CredentialsNotSupplied,
             "needs a second caller's credentials; pass --header-b (the first caller's are --header)".into(),
         ));
     }
     None
+}
+
+fn declares_security(card: &Value) -> bool {
+    card.get("securityRequirements").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
 }
 
 /// A check that sends `{{followup}}` or `{{again}}` needs its behaviour to define that follow-up.
@@ -233,4 +246,36 @@ fn missing_follow_up(test: &Test, behaviors: &Behaviors) -> Option<String> {
         return Some(format!("needs a follow-up that keeps {name} interrupted (`again` in the map)"));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn disposition(id: &str, sel: &Selection, card: &Value) -> Disposition {
+        let suites = super::super::loader::builtin().expect("built-in suites load");
+        let planned = plan(&suites, sel, Some(card)).expect("plan");
+        planned.into_iter().find(|p| p.test.id == id).expect("check exists").disposition
+    }
+
+    /// Isolation needs callers the agent tells apart: without declared security it does not apply,
+    /// with it the missing second credential is the user's to supply.
+    #[test]
+    fn tenant_checks_skip_by_what_the_card_declares() {
+        let sel = Selection::default();
+        let open = json!({"capabilities": {}});
+        let secured = json!({"capabilities": {}, "securityRequirements": [{"schemes": {"bearer": {}}}]});
+        assert!(matches!(
+            disposition("KIT-TENANT-001", &sel, &open),
+            Disposition::Skip(SkipReason::CapabilityNotDeclared, _)
+        ));
+        assert!(matches!(
+            disposition("KIT-TENANT-001", &sel, &secured),
+            Disposition::Skip(SkipReason::CredentialsNotSupplied, _)
+        ));
+        let both = Selection { second_caller: true, ..Selection::default() };
+        assert_eq!(disposition("KIT-TENANT-001", &both, &open), Disposition::Run);
+    }
 }
