@@ -235,18 +235,10 @@ fn format_date(d: Date) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{CheckMeta, Failure, Level, SkipReason, SpecRef};
+    use crate::report::model::{CheckMeta, Failure, SkipReason};
 
     fn result(id: &str, outcome: Outcome) -> CheckResult {
-        let meta = CheckMeta {
-            id: id.into(),
-            title: id.into(),
-            suite: "s".into(),
-            profile: "core".into(),
-            level: Level::Must,
-            spec: SpecRef::default(),
-            scored: true,
-        };
+        let meta = CheckMeta::sample(id);
         match outcome {
             Outcome::Skip => CheckResult::skipped(&meta, SkipReason::Filtered, "x"),
             Outcome::Fail | Outcome::Warn | Outcome::Error => CheckResult {

@@ -80,18 +80,10 @@ pub fn finding_count(report: &Report) -> usize {
 mod tests {
     use super::*;
     use crate::report::json::build_report;
-    use crate::report::model::{CheckMeta, Failure, Level, RunInfo, SpecRef};
+    use crate::report::model::{CheckMeta, Failure, RunInfo};
 
     fn meta(id: &str) -> CheckMeta {
-        CheckMeta {
-            id: id.into(),
-            title: id.into(),
-            suite: "s".into(),
-            profile: "core".into(),
-            level: Level::Must,
-            spec: SpecRef::default(),
-            scored: true,
-        }
+        CheckMeta::sample(id)
     }
 
     fn with(id: &str, outcome: Outcome, message: &str) -> CheckResult {

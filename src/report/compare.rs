@@ -203,18 +203,10 @@ pub fn to_text(d: &ReportDiff, old_name: &str, new_name: &str) -> String {
 mod tests {
     use super::*;
     use crate::report::json::build_report;
-    use crate::report::model::{CheckMeta, CheckResult, Level, RunInfo, SkipReason, SpecRef};
+    use crate::report::model::{CheckMeta, CheckResult, RunInfo, SkipReason};
 
     fn r(id: &str, outcome: Outcome) -> CheckResult {
-        let meta = CheckMeta {
-            id: id.into(),
-            title: id.into(),
-            suite: "s".into(),
-            profile: "core".into(),
-            level: Level::Must,
-            spec: SpecRef::default(),
-            scored: true,
-        };
+        let meta = CheckMeta::sample(id);
         if outcome == Outcome::Skip {
             return CheckResult::skipped(&meta, SkipReason::Filtered, "x");
         }

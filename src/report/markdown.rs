@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use super::causes;
 use super::json::Report;
 use super::model::{EntryStatus, Verdict};
+use super::text::truncate;
 
 /// Root causes listed before the rest is counted.
 pub const MAX_FINDINGS: usize = 20;
@@ -166,15 +167,6 @@ fn ids_text(ids: &[&str]) -> String {
 
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
-}
-
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_owned();
-    }
-    let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-    t.push('…');
-    t
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ pub mod model;
 pub mod progress;
 pub mod sarif;
 pub mod terminal;
+pub mod text;
 pub mod textdiff;
 
 pub use events::{RunEvent, Sink};

@@ -227,6 +227,22 @@ pub struct CheckMeta {
     pub scored: bool,
 }
 
+#[cfg(test)]
+impl CheckMeta {
+    /// A scored core MUST check with id as title, for the report modules' tests.
+    pub(crate) fn sample(id: &str) -> Self {
+        CheckMeta {
+            id: id.into(),
+            title: id.into(),
+            suite: "s".into(),
+            profile: "core".into(),
+            level: Level::Must,
+            spec: SpecRef::default(),
+            scored: true,
+        }
+    }
+}
+
 impl CheckResult {
     /// A result of `meta` with `outcome` and nothing observed yet.
     pub fn new(meta: &CheckMeta, outcome: Outcome) -> Self {

@@ -8,6 +8,7 @@ use super::causes;
 use super::events::{RunEvent, Sink};
 use super::json::{Collector, Counts, Report};
 use super::model::{CheckResult, EntryStatus, Level, Outcome, SkipReason, Verdict};
+use super::text::truncate;
 use super::textdiff;
 
 const WIDTH: usize = 100;
@@ -324,16 +325,6 @@ fn one_line(s: &str) -> String {
     let mut lines = s.lines();
     let first = lines.next().unwrap_or("");
     if lines.next().is_some() { format!("{first} …") } else { first.to_owned() }
-}
-
-/// `s` cut to `max` characters (not bytes), ending in `…` when cut.
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_owned();
-    }
-    let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-    t.push('…');
-    t
 }
 
 #[cfg(test)]
