@@ -366,3 +366,20 @@ fn coverage_is_at_least_the_target() {
         assert!(by_profile.contains_key(p), "no check in profile {p}");
     }
 }
+
+/// The caps profile runs last, after the other checks (and its own 8 MiB message) have filled the
+/// agent's store, in no fixed order: a ListTasks there answers with whatever is stored, which may
+/// be larger than the kit reads. Its checks must ask for something whose answer is small and fixed.
+#[test]
+fn caps_checks_never_list_tasks() {
+    let offenders: Vec<String> = all_tests()
+        .into_iter()
+        .filter(|(_, sp, t)| profile_of(sp, t) == "caps")
+        .filter(|(_, _, t)| {
+            let steps = serde_json::to_string(&t.steps).unwrap();
+            steps.contains("\"ListTasks\"") || steps.contains("\"list_tasks\"")
+        })
+        .map(|(file, _, t)| format!("{file}: {}", t.id))
+        .collect();
+    assert!(offenders.is_empty(), "caps checks that call ListTasks: {offenders:?}");
+}
