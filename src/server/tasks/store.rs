@@ -1,10 +1,9 @@
 //! The in-memory task store: tasks keyed by tenant and id, each with its state, event log, push
 //! configs and the cancel signal of its running script.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use tokio::sync::watch;
 
@@ -72,8 +71,9 @@ pub struct TaskHandle {
     inner: Mutex<TaskInner>,
     changed: watch::Sender<u64>,
     stop: watch::Sender<u64>,
-    last_touched: Mutex<Instant>,
     open_streams: AtomicUsize,
+    /// Told when the task finishes, so that it can be evicted; weak, as the store owns the task.
+    store: Weak<Mutex<Index>>,
 }
 
 impl TaskHandle {
@@ -85,11 +85,16 @@ impl TaskHandle {
     /// Runs `f` under the lock, then wakes every subscriber (after unlocking, so that a woken
     /// subscriber can take the lock at once).
     pub fn update<R>(&self, f: impl FnOnce(&mut TaskInner) -> R) -> R {
-        let r = {
+        let (r, finished) = {
             let mut g = self.lock();
-            f(&mut g)
+            let was_terminal = g.state().is_terminal();
+            let r = f(&mut g);
+            (r, !was_terminal && g.state().is_terminal())
         };
-        *self.last_touched.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        // Outside the task's lock: the store's lock is never taken while a task's is held.
+        if finished && let Some(index) = self.store.upgrade() {
+            lock_index(&index).finished(&self.id);
+        }
         self.changed.send_modify(|v| *v += 1);
         r
     }
@@ -120,10 +125,6 @@ impl TaskHandle {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1))
             .ok()
             .map(|_| StreamSlot(self.clone()))
-    }
-
-    fn touched(&self) -> Instant {
-        *self.last_touched.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -178,10 +179,51 @@ pub struct StoreFull {
     pub limit: usize,
 }
 
+/// The store's one lock guards this: the tasks by id and the order in which they finished.
+#[derive(Debug, Default)]
+struct Index {
+    /// By task id alone: the mock mints every id (a v4 UUID), so ids never collide across tenants.
+    tasks: HashMap<String, Arc<TaskHandle>>,
+    /// Finished tasks, oldest first: eviction takes from the front, so a full store costs an
+    /// insert no more than an empty one.
+    finished: VecDeque<Arc<TaskHandle>>,
+}
+
+impl Index {
+    fn finished(&mut self, id: &str) {
+        if let Some(h) = self.tasks.get(id) {
+            self.finished.push_back(h.clone());
+        }
+    }
+
+    /// Removes the task that finished longest ago and has no subscriber. A subscriber of a finished
+    /// task is passing (a stream sending its last event, a blocking call answering, a push worker
+    /// delivering), so the tasks passed over number at most the live subscriptions, whatever the
+    /// size of the store. False when every stored task is unfinished or followed.
+    fn evict_one(&mut self) -> bool {
+        while let Some(i) = self.finished.iter().position(|h| h.subscriber_count() == 0) {
+            let h = self.finished.remove(i).expect("the position found is in range");
+            // Only the entry for this very task frees a slot (defensive: a task finishes once).
+            if self.tasks.get(&h.id).is_some_and(|stored| Arc::ptr_eq(stored, &h)) {
+                self.tasks.remove(&h.id);
+                return true;
+            }
+        }
+        false
+    }
+}
+
+fn lock_index(index: &Mutex<Index>) -> MutexGuard<'_, Index> {
+    index.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// All tasks, bounded; finished tasks are evicted oldest-first when room is needed.
+///
+/// One lock guards the index, and it is held only for a lookup, an insert or an eviction, never
+/// while a task's own lock is taken, so no operation on one task waits on work for another.
 #[derive(Debug)]
 pub struct TaskStore {
-    tasks: Mutex<HashMap<(String, String), Arc<TaskHandle>>>,
+    index: Arc<Mutex<Index>>,
     max_tasks: usize,
     max_events: usize,
     max_history: usize,
@@ -190,15 +232,15 @@ pub struct TaskStore {
 impl TaskStore {
     pub fn new(max_tasks: usize, max_events: usize, max_history: usize) -> Self {
         TaskStore {
-            tasks: Mutex::new(HashMap::new()),
+            index: Arc::new(Mutex::new(Index::default())),
             max_tasks: max_tasks.max(1),
             max_events,
             max_history: max_history.max(1),
         }
     }
 
-    fn map(&self) -> MutexGuard<'_, HashMap<(String, String), Arc<TaskHandle>>> {
-        self.tasks.lock().unwrap_or_else(|p| p.into_inner())
+    fn index(&self) -> MutexGuard<'_, Index> {
+        lock_index(&self.index)
     }
 
     /// Stores a new SUBMITTED task holding `first` in its history, and logs the Task event (seq 0).
@@ -239,24 +281,16 @@ impl TaskStore {
             }),
             changed: watch::Sender::new(0),
             stop: watch::Sender::new(0),
-            last_touched: Mutex::new(Instant::now()),
             open_streams: AtomicUsize::new(0),
+            store: Arc::downgrade(&self.index),
         });
-        let mut map = self.map();
-        if map.len() >= self.max_tasks {
-            let victim = map
-                .iter()
-                .filter(|(_, h)| h.lock().state().is_terminal() && h.subscriber_count() == 0)
-                .min_by_key(|(_, h)| h.touched())
-                .map(|(k, _)| k.clone());
-            match victim {
-                Some(k) => {
-                    map.remove(&k);
-                }
-                None => return Err(StoreFull { limit: self.max_tasks }),
+        let mut index = self.index();
+        while index.tasks.len() >= self.max_tasks {
+            if !index.evict_one() {
+                return Err(StoreFull { limit: self.max_tasks });
             }
         }
-        map.insert((tenant.to_owned(), id), handle.clone());
+        index.tasks.insert(id, handle.clone());
         Ok(handle)
     }
 
@@ -267,19 +301,150 @@ impl TaskStore {
 
     /// The task with this id under `tenant`, whichever caller created it.
     pub fn get_any_owner(&self, tenant: &str, id: &str) -> Option<Arc<TaskHandle>> {
-        self.map().get(&(tenant.to_owned(), id.to_owned())).cloned()
+        self.index().tasks.get(id).filter(|h| h.tenant == tenant).cloned()
     }
 
     /// The tasks the caller (`owner`) sees under `tenant`; every caller's with `None`.
     pub fn all(&self, tenant: &str, owner: Option<&str>) -> Vec<Arc<TaskHandle>> {
-        self.map().values().filter(|h| h.tenant == tenant && owner.is_none_or(|o| h.owner == o)).cloned().collect()
+        self.index()
+            .tasks
+            .values()
+            .filter(|h| h.tenant == tenant && owner.is_none_or(|o| h.owner == o))
+            .cloned()
+            .collect()
     }
 
     pub fn len(&self) -> usize {
-        self.map().len()
+        self.index().tasks.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Part, Role};
+
+    fn store(max_tasks: usize) -> TaskStore {
+        TaskStore::new(max_tasks, 16, 16)
+    }
+
+    fn message() -> Message {
+        Message {
+            message_id: uuid::Uuid::new_v4().to_string(),
+            context_id: String::new(),
+            task_id: String::new(),
+            role: Role::User,
+            parts: vec![Part::text("hi")],
+            metadata: None,
+            extensions: vec![],
+            reference_task_ids: vec![],
+        }
+    }
+
+    fn scenario() -> Arc<Scenario> {
+        Arc::new(Scenario {
+            name: "t".into(),
+            description: String::new(),
+            prefixes: vec![],
+            steps: vec![],
+            continuations: vec![],
+        })
+    }
+
+    fn create(store: &TaskStore) -> Result<Arc<TaskHandle>, StoreFull> {
+        store.create("", "", "ctx".into(), message(), scenario())
+    }
+
+    fn finish(h: &TaskHandle) {
+        h.update(|t| t.set_status(TaskState::Completed, None));
+    }
+
+    fn stored(store: &TaskStore, h: &TaskHandle) -> bool {
+        store.get("", "", &h.id).is_some()
+    }
+
+    #[test]
+    fn evicts_in_the_order_tasks_finished_not_the_order_they_started() {
+        let s = store(3);
+        let (a, b, c) = (create(&s).unwrap(), create(&s).unwrap(), create(&s).unwrap());
+        finish(&b);
+        finish(&a);
+        finish(&c);
+        let d = create(&s).unwrap();
+        assert!(!stored(&s, &b), "b finished first");
+        assert!(stored(&s, &a) && stored(&s, &c) && stored(&s, &d));
+        let _e = create(&s).unwrap();
+        assert!(!stored(&s, &a), "then a");
+        assert!(stored(&s, &c));
+        assert_eq!(s.len(), 3);
+    }
+
+    #[test]
+    fn unfinished_tasks_are_never_evicted() {
+        let s = store(2);
+        let (a, b) = (create(&s).unwrap(), create(&s).unwrap());
+        assert_eq!(create(&s).unwrap_err().limit, 2);
+        assert!(stored(&s, &a) && stored(&s, &b));
+        finish(&b);
+        let c = create(&s).unwrap();
+        assert!(stored(&s, &a) && !stored(&s, &b) && stored(&s, &c));
+    }
+
+    #[test]
+    fn a_followed_task_is_passed_over_until_its_subscriber_leaves() {
+        let s = store(2);
+        let (a, b) = (create(&s).unwrap(), create(&s).unwrap());
+        finish(&a);
+        finish(&b);
+        let sub = a.subscribe_after(None);
+        let c = create(&s).unwrap();
+        assert!(stored(&s, &a), "a has a subscriber");
+        assert!(!stored(&s, &b));
+        finish(&c);
+        drop(sub);
+        let _d = create(&s).unwrap();
+        assert!(!stored(&s, &a), "a finished before c and is free now");
+        assert!(stored(&s, &c));
+    }
+
+    #[test]
+    fn a_full_store_of_followed_tasks_refuses_new_ones() {
+        let s = store(1);
+        let a = create(&s).unwrap();
+        finish(&a);
+        let _sub = a.subscribe_after(None);
+        assert!(create(&s).is_err());
+        assert!(stored(&s, &a));
+    }
+
+    #[test]
+    fn a_task_takes_one_place_in_the_eviction_line() {
+        let s = store(2);
+        let a = create(&s).unwrap();
+        finish(&a);
+        a.update(|t| t.set_status(TaskState::Canceled, None));
+        a.update(|t| t.push_worker_running = false);
+        assert_eq!(s.index().finished.len(), 1);
+        let _b = create(&s).unwrap();
+        let _c = create(&s).unwrap();
+        assert!(!stored(&s, &a));
+        assert!(s.index().finished.is_empty());
+    }
+
+    #[test]
+    fn a_task_is_seen_only_under_its_tenant_and_by_its_owner() {
+        let s = store(4);
+        let h = s.create("t1", "caller-1", "ctx".into(), message(), scenario()).unwrap();
+        assert!(s.get("t1", "caller-1", &h.id).is_some());
+        assert!(s.get("t1", "caller-2", &h.id).is_none());
+        assert!(s.get("t2", "caller-1", &h.id).is_none());
+        assert!(s.get_any_owner("t1", &h.id).is_some());
+        assert_eq!(s.all("t1", Some("caller-1")).len(), 1);
+        assert!(s.all("t1", Some("caller-2")).is_empty());
+        assert!(s.all("", None).is_empty());
     }
 }
