@@ -113,9 +113,10 @@ pub struct CheckArgs {
     /// SHOULD violations fail instead of warn.
     #[arg(long)]
     pub strict: bool,
-    /// Checks run concurrently.
-    #[arg(long, default_value_t = 4)]
-    pub jobs: usize,
+    /// Checks run concurrently [default: 4 for a URL; 32 for the embedded mock, where checks
+    /// mostly wait on scripted delays].
+    #[arg(long)]
+    pub jobs: Option<usize>,
     /// Time bound of one check in seconds (each HTTP exchange gets at most 10 s of it).
     #[arg(long, default_value_t = 30)]
     pub timeout: u64,
@@ -488,6 +489,7 @@ impl MockArgs {
             single_use_message_ids: self.single_use_message_ids,
             error_info_everywhere: self.error_info_everywhere,
             record_requests: false,
+            sleep_percent: defaults.sleep_percent,
         })
     }
 }
@@ -510,7 +512,7 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
         only: args.only.clone(),
         exclude: args.exclude.clone(),
         strict: args.strict,
-        jobs: args.jobs.max(1),
+        jobs: args.jobs.unwrap_or(if args.url.is_none() { check::EMBEDDED_JOBS } else { 4 }).max(1),
         timeout: std::time::Duration::from_secs(args.timeout.max(1)),
         patience: std::time::Duration::from_secs(args.patience.max(1)),
         client: ClientConfig { headers, ..ClientConfig::default() },

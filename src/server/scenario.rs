@@ -288,6 +288,27 @@ impl ScenarioBook {
     pub fn default_scenario(&self) -> Arc<Scenario> {
         self.by_name[DEFAULT_SCENARIO].clone()
     }
+
+    /// Makes every `sleep` step, continuations included, last `percent` % of its scripted length.
+    pub fn scale_sleeps(&mut self, percent: u32) {
+        if percent == 100 {
+            return;
+        }
+        let scale = |steps: &mut Vec<Step>| {
+            for step in steps {
+                if let Step::Sleep { ms } = step {
+                    *ms = ms.saturating_mul(u64::from(percent)) / 100;
+                }
+            }
+        };
+        for sc in self.by_name.values_mut() {
+            let sc = Arc::make_mut(sc);
+            scale(&mut sc.steps);
+            for c in &mut sc.continuations {
+                scale(&mut c.steps);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
