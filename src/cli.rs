@@ -9,7 +9,7 @@ use crate::client::http::ClientConfig;
 use crate::commands::card::{CardCommand, CardOptions};
 use crate::commands::check::{self, CheckOptions, Output};
 use crate::commands::client::{ClientCommand, ClientOptions, parse_headers};
-use crate::commands::{coverage, mock, report, selftest};
+use crate::commands::{bench, coverage, mock, report, selftest};
 use crate::protocol::limits::Limits;
 use crate::report::baseline::Baseline;
 use crate::report::files::Format;
@@ -41,6 +41,9 @@ pub enum Command {
     /// Prove the checks: run them against the clean mock and against the mock committing each
     /// fault alone, and print the kill matrix.
     Selftest(SelftestArgs),
+    /// Measure the kit and the mock on loopback (suite time, throughput, latency, memory), each
+    /// figure also as a ratio to baselines measured in the same run; writes bench.json.
+    Bench(BenchArgs),
     /// Work with saved reports: render one in another format, or compare two.
     Report {
         #[command(subcommand)]
@@ -205,6 +208,16 @@ pub struct SelftestArgs {
     /// Directory for matrix.json and matrix.md.
     #[arg(long, default_value = "a2a-conform-selftest")]
     pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Directory for bench.json.
+    #[arg(long, default_value = "a2a-conform-bench")]
+    pub out: PathBuf,
+    /// Small, short measurements that only show the command works (seconds, not a minute).
+    #[arg(long)]
+    pub quick: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -565,6 +578,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
             };
             selftest::run_command(&opts, &args.out).await
         }
+        Command::Bench(args) => bench::run_command(&bench::BenchOptions { out: args.out, quick: args.quick }).await,
         Command::Report { command: ReportCommand::Render { report, format, output } } => {
             report::render(&report, format.into(), output.as_deref())
         }
