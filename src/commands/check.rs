@@ -405,7 +405,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         redactor.add(value);
     }
     client_cfg.headers.extend(canaries.iter().filter_map(|(place, value)| canary_header(place, value)));
-    let mut client = HttpClient::new(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
+    let mut client = client.reconfigured(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
     let mut canaries = canaries;
     if iface_problem.is_none()
         && let Some(url) = &rpc_url
@@ -421,7 +421,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
                     canaries.iter().filter(|(p, _)| p == AUTH_CANARY).map(|(_, v)| v.clone()).collect();
                 canaries.retain(|(p, _)| p != AUTH_CANARY);
                 client_cfg.headers.retain(|(n, v)| !(n.eq_ignore_ascii_case("authorization") && dropped.contains(v)));
-                client = HttpClient::new(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
+                client = client.reconfigured(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
             }
             Ok(_) => {}
             Err(why) => iface_problem = Some(redactor.redact(&why)),
