@@ -329,6 +329,29 @@ mod tests {
         }
     }
 
+    #[test]
+    fn sleeps_scale_everywhere_and_nothing_else_does() {
+        let mut book = ScenarioBook::builtin().unwrap();
+        let sleeps = |b: &ScenarioBook| -> Vec<u64> {
+            b.all()
+                .flat_map(|sc| sc.steps.iter().chain(sc.continuations.iter().flat_map(|c| c.steps.iter())))
+                .filter_map(|s| match s {
+                    Step::Sleep { ms } => Some(*ms),
+                    _ => None,
+                })
+                .collect()
+        };
+        let before = sleeps(&book);
+        let steps_before: usize = book.all().map(|sc| sc.steps.len()).sum();
+        assert!(before.contains(&1500), "tck-long-running sleeps 1.5 s: {before:?}");
+        book.scale_sleeps(33);
+        assert_eq!(sleeps(&book), before.iter().map(|ms| ms * 33 / 100).collect::<Vec<_>>());
+        assert_eq!(book.all().map(|sc| sc.steps.len()).sum::<usize>(), steps_before);
+        let mut same = ScenarioBook::builtin().unwrap();
+        same.scale_sleeps(100);
+        assert_eq!(sleeps(&same), before);
+    }
+
     fn last_state(steps: &[Step]) -> Option<TaskState> {
         steps.iter().rev().find_map(|s| match s {
             Step::Status { state, .. } => Some(*state),

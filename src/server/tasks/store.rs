@@ -1,11 +1,14 @@
-//! The in-memory task store: tasks keyed by tenant and id, each with its state, event log, push
-//! configs and the cancel signal of its running script.
+//! The in-memory task store: tasks keyed by id, each with its state, event log, push configs and
+//! the stop signal of its running script. A finished task never changes again, so it is kept as
+//! its JSON, a fraction of the memory of its typed form; its event log goes too once no one
+//! follows it, since nothing can subscribe to a finished task.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError, Weak};
 
-use tokio::sync::watch;
+use tokio::sync::Notify;
 
 use super::log::{EventLog, Lagged, LoggedEvent};
 use crate::protocol::{
@@ -13,11 +16,24 @@ use crate::protocol::{
 };
 use crate::server::scenario::Scenario;
 
+/// A task as stored: typed while it can change, its JSON once it has finished.
+#[derive(Debug)]
+enum Body {
+    Live(Box<Task>),
+    Finished {
+        /// The task in full, as GetTask shows it without `historyLength`.
+        json: Box<str>,
+        /// What listing filters and sorts on, without reading the JSON.
+        context_id: String,
+        state: TaskState,
+        timestamp: Option<Timestamp>,
+    },
+}
+
 /// The mutable part of a task, guarded by its handle's lock.
 #[derive(Debug)]
 pub struct TaskInner {
-    /// The task as it stands (full history and artifacts).
-    pub task: Task,
+    body: Body,
     /// Everything emitted for the task, in generation order.
     pub log: EventLog,
     /// Registered webhooks by config id.
@@ -31,32 +47,97 @@ pub struct TaskInner {
 }
 
 impl TaskInner {
-    /// Sets a new status, records its message in history and logs the update event.
+    /// Sets a new status, records its message in history and logs the update event. A finished
+    /// task's status is final: it stays as it is, and the last sequence number is returned.
     pub fn set_status(&mut self, state: TaskState, message: Option<Message>) -> u64 {
+        let Body::Live(task) = &mut self.body else {
+            return self.log.last_seq().unwrap_or(0);
+        };
         let status = TaskStatus { state, message: message.clone(), timestamp: Some(Timestamp::now()) };
-        self.task.status = status.clone();
-        if let Some(m) = message {
-            self.push_history(m);
-        }
+        task.status = status.clone();
         let ev = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-            task_id: self.task.id.clone(),
-            context_id: self.task.context_id.clone(),
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
             status,
             metadata: None,
         });
-        self.log.push(ev, state.is_terminal() || state.is_interrupted())
+        if let Some(m) = message {
+            self.push_history(m);
+        }
+        let seq = self.log.push(ev, state.is_terminal() || state.is_interrupted());
+        if state.is_terminal() {
+            self.finish();
+        }
+        seq
     }
 
-    /// Appends to history, dropping the oldest message past the limit.
+    /// Appends to history, dropping the oldest message past the limit (a finished task's history
+    /// is final).
     pub fn push_history(&mut self, m: Message) {
-        if self.task.history.len() >= self.max_history {
-            self.task.history.remove(0);
+        if let Body::Live(task) = &mut self.body {
+            if task.history.len() >= self.max_history {
+                task.history.remove(0);
+            }
+            task.history.push(m);
         }
-        self.task.history.push(m);
+    }
+
+    /// From now on the task is its JSON.
+    fn finish(&mut self) {
+        let Body::Live(task) = &mut self.body else { return };
+        let json = serde_json::to_string(&**task).expect("protocol types serialize").into_boxed_str();
+        let context_id = std::mem::take(&mut task.context_id);
+        self.body = Body::Finished { json, context_id, state: task.status.state, timestamp: task.status.timestamp };
     }
 
     pub fn state(&self) -> TaskState {
-        self.task.status.state
+        match &self.body {
+            Body::Live(t) => t.status.state,
+            Body::Finished { state, .. } => *state,
+        }
+    }
+
+    pub fn context_id(&self) -> &str {
+        match &self.body {
+            Body::Live(t) => &t.context_id,
+            Body::Finished { context_id, .. } => context_id,
+        }
+    }
+
+    /// When the current status was set.
+    pub fn status_timestamp(&self) -> Option<Timestamp> {
+        match &self.body {
+            Body::Live(t) => t.status.timestamp,
+            Body::Finished { timestamp, .. } => *timestamp,
+        }
+    }
+
+    /// The task as it stands (full history and artifacts).
+    pub fn task(&self) -> Cow<'_, Task> {
+        match &self.body {
+            Body::Live(t) => Cow::Borrowed(t),
+            Body::Finished { json, .. } => {
+                Cow::Owned(serde_json::from_str(json).expect("the store reads its own JSON"))
+            }
+        }
+    }
+
+    /// The task, while it can still change.
+    pub fn live_mut(&mut self) -> Option<&mut Task> {
+        match &mut self.body {
+            Body::Live(t) => Some(t),
+            Body::Finished { .. } => None,
+        }
+    }
+
+    /// The task as JSON with at most `history_length` messages and artifacts only if
+    /// `include_artifacts` (see [`super::view::view`]); a finished task shown whole costs a copy.
+    pub fn task_json(&self, history_length: Option<i32>, include_artifacts: bool) -> String {
+        match &self.body {
+            Body::Finished { json, .. } if history_length.is_none() && include_artifacts => json.to_string(),
+            _ => serde_json::to_string(&super::view::view(&self.task(), history_length, include_artifacts))
+                .expect("protocol types serialize"),
+        }
     }
 }
 
@@ -69,8 +150,11 @@ pub struct TaskHandle {
     pub owner: String,
     pub id: String,
     inner: Mutex<TaskInner>,
-    changed: watch::Sender<u64>,
-    stop: watch::Sender<u64>,
+    /// Notified after every change: subscribers look at the log again.
+    changed: Notify,
+    /// Notified when the running script must stop.
+    stop: Notify,
+    subscribers: AtomicUsize,
     open_streams: AtomicUsize,
     /// Told when the task finishes, so that it can be evicted; weak, as the store owns the task.
     store: Weak<Mutex<Index>>,
@@ -95,27 +179,50 @@ impl TaskHandle {
         if finished && let Some(index) = self.store.upgrade() {
             lock_index(&index).finished(&self.id);
         }
-        self.changed.send_modify(|v| *v += 1);
+        self.changed.notify_waiters();
+        if finished {
+            self.forget_log_if_unfollowed();
+        }
         r
     }
 
-    /// Tells the running script (if any) to stop at its next step or wait.
+    /// Tells the running script (if any) to stop at its next step or wait. The script also stops
+    /// when it sees `run_generation` change, which callers bump first: a script that was not yet
+    /// waiting when this was sent sees that instead.
     pub fn signal_stop(&self) {
-        self.stop.send_modify(|v| *v += 1);
+        self.stop.notify_waiters();
     }
 
-    pub fn stop_receiver(&self) -> watch::Receiver<u64> {
-        self.stop.subscribe()
+    /// Resolves at the next [`TaskHandle::signal_stop`] after it is enabled.
+    pub fn stopped(&self) -> tokio::sync::futures::Notified<'_> {
+        self.stop.notified()
     }
 
     /// Follows the task's events strictly after `after` (`None`: from the first event).
     pub fn subscribe_after(self: &Arc<Self>, after: Option<u64>) -> Subscription {
-        Subscription { handle: self.clone(), cursor: after, rx: self.changed.subscribe() }
+        self.subscribers.fetch_add(1, Ordering::AcqRel);
+        Subscription { handle: self.clone(), cursor: after }
     }
 
     /// Number of live subscriptions (streams, blocking waits and push workers).
     pub fn subscriber_count(&self) -> usize {
-        self.changed.receiver_count()
+        self.subscribers.load(Ordering::Acquire)
+    }
+
+    /// Drops a finished task's events once no one follows it: nothing can subscribe to a finished
+    /// task, so no one will read them. Skipped if the task is busy; eviction frees them anyway.
+    fn forget_log_if_unfollowed(&self) {
+        if self.subscriber_count() != 0 {
+            return;
+        }
+        let mut g = match self.inner.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => return,
+        };
+        if g.state().is_terminal() && self.subscriber_count() == 0 {
+            g.log.forget();
+        }
     }
 
     /// Reserves one of at most `max` concurrent SSE streams on this task; the slot is released when
@@ -143,7 +250,6 @@ impl Drop for StreamSlot {
 pub struct Subscription {
     handle: Arc<TaskHandle>,
     cursor: Option<u64>,
-    rx: watch::Receiver<u64>,
 }
 
 impl Subscription {
@@ -151,24 +257,44 @@ impl Subscription {
     /// log before this subscriber read them.
     pub async fn next_batch(&mut self) -> Result<Vec<LoggedEvent>, Lagged> {
         loop {
-            self.rx.borrow_and_update();
-            let batch = {
-                let g = self.handle.lock();
-                g.log.after(self.cursor)?
-            };
+            let mut changed = std::pin::pin!(self.handle.changed.notified());
+            // Registered before looking, so that an event logged in between still wakes it.
+            changed.as_mut().enable();
+            let batch = self.handle.lock().log.after(self.cursor)?;
             if let Some(last) = batch.last() {
                 self.cursor = Some(last.seq);
                 return Ok(batch);
             }
-            if self.rx.changed().await.is_err() {
-                // The handle is alive as long as we hold it, so the sender cannot be gone; be safe.
-                return Ok(Vec::new());
+            changed.await;
+        }
+    }
+
+    /// Waits until the task settles after the cursor: an event that ends a stream (a terminal or
+    /// interrupted state), or the task finished. Reads no events, so it copies none.
+    pub async fn settled(&mut self) {
+        loop {
+            let mut changed = std::pin::pin!(self.handle.changed.notified());
+            changed.as_mut().enable();
+            {
+                let g = self.handle.lock();
+                if g.state().is_terminal() || g.log.closes_after(self.cursor) {
+                    return;
+                }
             }
+            changed.await;
         }
     }
 
     pub fn handle(&self) -> &Arc<TaskHandle> {
         &self.handle
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        if self.handle.subscribers.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.handle.forget_log_if_unfollowed();
+        }
     }
 }
 
@@ -271,7 +397,7 @@ impl TaskStore {
             owner: owner.to_owned(),
             id: id.clone(),
             inner: Mutex::new(TaskInner {
-                task,
+                body: Body::Live(Box::new(task)),
                 log,
                 push_configs: BTreeMap::new(),
                 scenario,
@@ -279,8 +405,9 @@ impl TaskStore {
                 push_worker_running: false,
                 max_history: self.max_history,
             }),
-            changed: watch::Sender::new(0),
-            stop: watch::Sender::new(0),
+            changed: Notify::new(),
+            stop: Notify::new(),
+            subscribers: AtomicUsize::new(0),
             open_streams: AtomicUsize::new(0),
             store: Arc::downgrade(&self.index),
         });
@@ -433,6 +560,74 @@ mod tests {
         let _c = create(&s).unwrap();
         assert!(!stored(&s, &a));
         assert!(s.index().finished.is_empty());
+    }
+
+    #[test]
+    fn a_finished_task_reads_back_as_it_was() {
+        let s = store(4);
+        let h = create(&s).unwrap();
+        h.update(|t| t.set_status(TaskState::Working, None));
+        h.update(|t| {
+            let task = t.live_mut().expect("a working task is live");
+            task.artifacts.push(crate::protocol::Artifact {
+                artifact_id: "a".into(),
+                name: "n".into(),
+                description: String::new(),
+                parts: vec![Part::text("out")],
+                metadata: None,
+                extensions: vec![],
+            });
+        });
+        let mut done = message();
+        done.role = Role::Agent;
+        h.update(|t| t.set_status(TaskState::Completed, Some(done.clone())));
+        let g = h.lock();
+        assert!(matches!(g.body, Body::Finished { .. }));
+        let task = g.task().into_owned();
+        assert_eq!(task.status.state, TaskState::Completed);
+        assert_eq!(task.status.message.as_ref(), Some(&done));
+        assert_eq!(task.history.last(), Some(&done));
+        assert_eq!(task.artifacts[0].parts[0].as_text(), Some("out"));
+        assert_eq!(g.context_id(), "ctx");
+        assert_eq!(g.status_timestamp(), task.status.timestamp);
+        assert_eq!(g.task_json(None, true), serde_json::to_string(&task).unwrap());
+        let trimmed: Task = serde_json::from_str(&g.task_json(Some(1), false)).unwrap();
+        assert_eq!(trimmed.history, vec![done]);
+        assert!(trimmed.artifacts.is_empty());
+    }
+
+    #[test]
+    fn a_finished_task_keeps_its_events_while_followed_and_drops_them_after() {
+        let s = store(4);
+        let followed = create(&s).unwrap();
+        let sub = followed.subscribe_after(Some(0));
+        finish(&followed);
+        assert_eq!(followed.lock().log.after(Some(0)).unwrap().len(), 1, "the subscriber has not read it yet");
+        drop(sub);
+        assert!(followed.lock().log.after(Some(1)).unwrap().is_empty());
+        assert!(followed.lock().log.after(Some(0)).is_err(), "forgotten: nothing can subscribe any more");
+        assert_eq!(followed.lock().log.last_seq(), Some(1), "sequence numbers stay");
+        let alone = create(&s).unwrap();
+        finish(&alone);
+        assert!(alone.lock().log.after(None).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_subscriber_settles_on_an_interruption_after_it_or_on_the_end() {
+        let s = store(4);
+        let h = create(&s).unwrap();
+        h.update(|t| t.set_status(TaskState::InputRequired, None));
+        let seq = h.lock().log.last_seq();
+        let mut sub = h.subscribe_after(seq);
+        let waiting = tokio::spawn(async move { sub.settled().await });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished(), "the interruption before it does not count");
+        h.update(|t| t.set_status(TaskState::Working, None));
+        h.update(|t| t.set_status(TaskState::InputRequired, None));
+        tokio::time::timeout(std::time::Duration::from_secs(10), waiting).await.unwrap().unwrap();
+        let mut late = h.subscribe_after(h.lock().log.last_seq());
+        finish(&h);
+        tokio::time::timeout(std::time::Duration::from_secs(10), late.settled()).await.unwrap();
     }
 
     #[test]
