@@ -9,7 +9,7 @@ use crate::client::http::ClientConfig;
 use crate::commands::card::{CardCommand, CardOptions};
 use crate::commands::check::{self, CheckOptions, Output};
 use crate::commands::client::{ClientCommand, ClientOptions, parse_headers};
-use crate::commands::{coverage, mock, report, selftest};
+use crate::commands::{bench, coverage, mock, report, selftest};
 use crate::protocol::limits::Limits;
 use crate::report::baseline::Baseline;
 use crate::report::files::Format;
@@ -41,6 +41,9 @@ pub enum Command {
     /// Prove the checks: run them against the clean mock and against the mock committing each
     /// fault alone, and print the kill matrix.
     Selftest(SelftestArgs),
+    /// Measure the kit and the mock on loopback (suite time, throughput, latency, memory), each
+    /// figure also as a ratio to baselines measured in the same run; writes bench.json.
+    Bench(BenchArgs),
     /// Work with saved reports: render one in another format, or compare two.
     Report {
         #[command(subcommand)]
@@ -113,9 +116,10 @@ pub struct CheckArgs {
     /// SHOULD violations fail instead of warn.
     #[arg(long)]
     pub strict: bool,
-    /// Checks run concurrently.
-    #[arg(long, default_value_t = 4)]
-    pub jobs: usize,
+    /// Checks run concurrently [default: 4 for a URL; 32 for the embedded mock, where checks
+    /// mostly wait on scripted delays].
+    #[arg(long)]
+    pub jobs: Option<usize>,
     /// Time bound of one check in seconds (each HTTP exchange gets at most 10 s of it).
     #[arg(long, default_value_t = 30)]
     pub timeout: u64,
@@ -204,6 +208,16 @@ pub struct SelftestArgs {
     /// Directory for matrix.json and matrix.md.
     #[arg(long, default_value = "a2a-conform-selftest")]
     pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Directory for bench.json.
+    #[arg(long, default_value = "a2a-conform-bench")]
+    pub out: PathBuf,
+    /// Small, short measurements that only show the command works (seconds, not a minute).
+    #[arg(long)]
+    pub quick: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -488,6 +502,7 @@ impl MockArgs {
             single_use_message_ids: self.single_use_message_ids,
             error_info_everywhere: self.error_info_everywhere,
             record_requests: false,
+            sleep_percent: defaults.sleep_percent,
         })
     }
 }
@@ -510,7 +525,7 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
         only: args.only.clone(),
         exclude: args.exclude.clone(),
         strict: args.strict,
-        jobs: args.jobs.max(1),
+        jobs: args.jobs.unwrap_or(if args.url.is_none() { check::EMBEDDED_JOBS } else { 4 }).max(1),
         timeout: std::time::Duration::from_secs(args.timeout.max(1)),
         patience: std::time::Duration::from_secs(args.patience.max(1)),
         client: ClientConfig { headers, ..ClientConfig::default() },
@@ -563,6 +578,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
             };
             selftest::run_command(&opts, &args.out).await
         }
+        Command::Bench(args) => bench::run_command(&bench::BenchOptions { out: args.out, quick: args.quick }).await,
         Command::Report { command: ReportCommand::Render { report, format, output } } => {
             report::render(&report, format.into(), output.as_deref())
         }

@@ -1328,7 +1328,7 @@ async fn rejected_requests_keep_state() {
     assert_eq!(state(&run_task(&p, "tck-complete-task after").await), "TASK_STATE_COMPLETED");
 }
 
-/// `max_tasks`: when the store is full, the finished task touched longest ago is evicted (and is
+/// `max_tasks`: when the store is full, the task that finished longest ago is evicted (and is
 /// then unknown, -32001); new tasks keep working.
 #[tokio::test]
 async fn max_tasks_evicts_finished_tasks_oldest_first() {

@@ -245,18 +245,24 @@ fn same_origin(a: &reqwest::Url, b: &reqwest::Url) -> bool {
     a.scheme() == b.scheme() && a.host_str() == b.host_str() && a.port_or_known_default() == b.port_or_known_default()
 }
 
+/// The redactor for `config`'s headers, once every header is known to be sendable.
+fn checked_redactor(config: &ClientConfig) -> Result<Redactor, ClientError> {
+    let redactor = Redactor::from_headers(&config.headers);
+    for (name, value) in &config.headers {
+        if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
+            return Err(ClientError::InvalidUrl(format!("invalid header name {:?}", redactor.redact(name))));
+        }
+        if reqwest::header::HeaderValue::from_str(value).is_err() {
+            return Err(ClientError::InvalidUrl(format!("invalid value for header {:?}", redactor.redact(name))));
+        }
+    }
+    Ok(redactor)
+}
+
 impl HttpClient {
     /// Builds a client (rustls, no redirects followed by reqwest itself, no cookies).
     pub fn new(config: ClientConfig) -> Result<Self, ClientError> {
-        let redactor = Redactor::from_headers(&config.headers);
-        for (name, value) in &config.headers {
-            if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
-                return Err(ClientError::InvalidUrl(format!("invalid header name {:?}", redactor.redact(name))));
-            }
-            if reqwest::header::HeaderValue::from_str(value).is_err() {
-                return Err(ClientError::InvalidUrl(format!("invalid value for header {:?}", redactor.redact(name))));
-            }
-        }
+        let redactor = checked_redactor(&config)?;
         let build = |pool: bool| {
             let b = reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
@@ -266,6 +272,17 @@ impl HttpClient {
             b.build().map_err(|e| ClientError::Transport(redactor.redact(&error_chain(&e))))
         };
         Ok(HttpClient { inner: build(true)?, fresh: build(false)?, config, redactor })
+    }
+
+    /// A client with other settings that shares this one's connections where it can: building
+    /// one loads the system's root certificates, a cost worth paying once per run, not per
+    /// change of headers.
+    pub fn reconfigured(&self, config: ClientConfig) -> Result<Self, ClientError> {
+        if config.connect_timeout != self.config.connect_timeout {
+            return HttpClient::new(config);
+        }
+        let redactor = checked_redactor(&config)?;
+        Ok(HttpClient { inner: self.inner.clone(), fresh: self.fresh.clone(), config, redactor })
     }
 
     pub fn config(&self) -> &ClientConfig {
@@ -535,6 +552,19 @@ fn error_chain(e: &reqwest::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reconfigured_client_takes_the_new_settings_and_checks_them() {
+        let base = HttpClient::new(ClientConfig::default()).unwrap();
+        let with = |headers: Vec<(String, String)>| ClientConfig { headers, ..ClientConfig::default() };
+        let c = base.reconfigured(with(vec![("Authorization".into(), "Bearer tok-9".into())])).unwrap();
+        assert_eq!(c.config().headers.len(), 1);
+        assert_eq!(c.redactor().redact("tok-9"), "[REDACTED]");
+        assert!(base.redactor().is_empty());
+        assert!(base.reconfigured(with(vec![("bad name".into(), "v".into())])).is_err());
+        let slower = ClientConfig { connect_timeout: Duration::from_secs(99), ..ClientConfig::default() };
+        assert_eq!(base.reconfigured(slower).unwrap().config().connect_timeout, Duration::from_secs(99));
+    }
 
     fn exchange(body: &[u8], ct: &str) -> HttpExchange {
         HttpExchange {

@@ -92,6 +92,11 @@ impl Redactor {
         self.secrets.is_empty()
     }
 
+    /// Length of the longest secret, in bytes (0 when there is none).
+    pub fn longest_secret(&self) -> usize {
+        self.secrets.first().map_or(0, String::len)
+    }
+
     /// Whether a header of this name always renders its value as [`REDACTED`].
     pub fn is_secret_header(&self, name: &str) -> bool {
         let lower = name.trim().to_ascii_lowercase();

@@ -43,6 +43,15 @@ pub const SPEC_COMMIT: &str = "16ba52690519bf55b9388e34d4db356efa88aa51";
 /// What contract-free checks send when `--prompt` does not say otherwise.
 pub const DEFAULT_PROMPT: &str = "hello";
 
+/// Checks at once against the embedded mock: they mostly wait (on scripted delays, streams,
+/// webhooks), so the bound is how much waiting may overlap, not the number of cores.
+pub const EMBEDDED_JOBS: usize = 32;
+
+/// Length of the embedded mock's scripted sleeps, in percent of the scripts': a long-running task
+/// then lasts half a second, still many round trips for the checks that subscribe to it or
+/// cancel it while it runs.
+pub const EMBEDDED_SLEEP_PERCENT: u32 = 33;
+
 /// Id of the synthetic check that reports a 0.3 peer (declared in `suites/kit.json`).
 pub const LEGACY_PEER: &str = "KIT-LEGACY-000";
 
@@ -257,7 +266,7 @@ impl MockAccess {
 /// with bearer tokens of their own (every method requires one; each sees only its own tasks), the
 /// extended card behind the first's, both cards signed with a fresh key, loopback webhooks allowed.
 pub async fn start_embedded_mock() -> Result<(MockServer, MockAccess), MockError> {
-    start_mock_with(MockConfig::default()).await
+    start_mock_with(MockConfig { sleep_percent: EMBEDDED_SLEEP_PERCENT, ..MockConfig::default() }).await
 }
 
 /// [`start_embedded_mock`] from another base configuration (faults, limits); callers, the
@@ -396,7 +405,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         redactor.add(value);
     }
     client_cfg.headers.extend(canaries.iter().filter_map(|(place, value)| canary_header(place, value)));
-    let mut client = HttpClient::new(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
+    let mut client = client.reconfigured(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
     let mut canaries = canaries;
     if iface_problem.is_none()
         && let Some(url) = &rpc_url
@@ -412,7 +421,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
                     canaries.iter().filter(|(p, _)| p == AUTH_CANARY).map(|(_, v)| v.clone()).collect();
                 canaries.retain(|(p, _)| p != AUTH_CANARY);
                 client_cfg.headers.retain(|(n, v)| !(n.eq_ignore_ascii_case("authorization") && dropped.contains(v)));
-                client = HttpClient::new(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
+                client = client.reconfigured(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
             }
             Ok(_) => {}
             Err(why) => iface_problem = Some(redactor.redact(&why)),

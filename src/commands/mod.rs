@@ -1,6 +1,7 @@
 //! The commands behind the CLI: each takes parsed options and returns what to print or an exit
 //! status. Only these start the mock peer.
 
+pub mod bench;
 pub mod card;
 pub mod check;
 pub mod client;

@@ -73,13 +73,19 @@ fn head(
 
 /// Body text for evidence: redacted, then cut at [`EVIDENCE_BODY_BYTES`] with a note.
 fn body_text(bytes: &[u8], cut_by_client: bool, redactor: &Redactor) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let redacted = if cut_by_client { redactor.redact_cut(&text) } else { redactor.redact(&text) };
-    let mut out = if redacted.len() > EVIDENCE_BODY_BYTES {
+    // Only the head that can be shown is decoded and redacted, so that a megabyte body costs what
+    // a 4 KiB one does: a secret starting in the head ends within the longest secret's length
+    // past it (and a character within 4 bytes).
+    let reach = EVIDENCE_BODY_BYTES + redactor.longest_secret() + 4;
+    let cut_here = bytes.len() > reach;
+    let text = String::from_utf8_lossy(if cut_here { &bytes[..reach] } else { bytes });
+    let redacted = if cut_by_client && !cut_here { redactor.redact_cut(&text) } else { redactor.redact(&text) };
+    let mut out = if cut_here || redacted.len() > EVIDENCE_BODY_BYTES {
         let cut = redacted.floor_char_boundary(EVIDENCE_BODY_BYTES);
         // A secret cut in half at the boundary is no longer matched whole, hence redact_cut.
         let mut s = redactor.redact_cut(&redacted[..cut]);
-        let _ = write!(s, "\n[truncated: showing {cut} of {} bytes]", redacted.len());
+        let total = if cut_here { bytes.len() } else { redacted.len() };
+        let _ = write!(s, "\n[truncated: showing {cut} of {total} bytes]");
         s
     } else {
         redacted
@@ -120,9 +126,15 @@ pub fn curl_command(req: &HttpRequest, redactor: &Redactor) -> String {
         }
     }
     if let Some(body) = &req.body {
-        let text = redactor.redact(&String::from_utf8_lossy(body));
-        if text.len() > EVIDENCE_BODY_BYTES {
-            parts.push(format!("--data-binary @request-body  # body of {} bytes not shown", text.len()));
+        // Far past the limit, redacting would only measure what is not shown.
+        let text = if body.len() > 2 * EVIDENCE_BODY_BYTES {
+            String::new()
+        } else {
+            redactor.redact(&String::from_utf8_lossy(body))
+        };
+        if text.len() > EVIDENCE_BODY_BYTES || body.len() > 2 * EVIDENCE_BODY_BYTES {
+            let len = if text.is_empty() { body.len() } else { text.len() };
+            parts.push(format!("--data-binary @request-body  # body of {len} bytes not shown"));
         } else {
             parts.push(format!("--data-binary {}", shell_quote(&text)));
         }
@@ -161,6 +173,25 @@ mod tests {
         assert!(rb.len() < 4200);
         let curl = ev.curl.unwrap();
         assert!(curl.contains("$A2A_SECRET_1") && !curl.contains("tok-123"), "{curl}");
+    }
+
+    #[test]
+    fn a_long_body_is_redacted_as_far_as_it_is_shown_and_no_further() {
+        let mut r = Redactor::new();
+        r.add("secret-value-42");
+        for at in [EVIDENCE_BODY_BYTES - 5, EVIDENCE_BODY_BYTES - 20, 100] {
+            let mut body = vec![b'a'; at];
+            body.extend_from_slice(b"secret-value-42");
+            body.extend(std::iter::repeat_n(b'b', 1 << 20));
+            let text = body_text(&body, false, &r);
+            assert!(!text.contains("secret-value"), "a secret at {at} shows: {}", &text[text.len() - 80..]);
+            assert!(!text.contains("secret-v"), "not even cut in half at {at}");
+            assert!(text.ends_with(&format!("[truncated: showing {EVIDENCE_BODY_BYTES} of {} bytes]", body.len())));
+        }
+        let short = body_text(b"x secret-value-42 y", false, &r);
+        assert_eq!(short, "x [REDACTED] y");
+        let req = HttpRequest { method: "POST".into(), body: Some(vec![b'z'; 1 << 20]), ..HttpRequest::default() };
+        assert!(curl_command(&req, &r).ends_with(&format!("# body of {} bytes not shown", 1 << 20)));
     }
 
     #[test]

@@ -134,6 +134,32 @@ fn stream_limits(run: &CheckRun<'_>, es: Option<&ExpectStream>) -> SseLimits {
     l
 }
 
+/// How many events settle a stream that need not close (`closes: false`): enough for `min_count`
+/// and for every event assertion made by position. Waiting longer would only spend the timeout on
+/// a stream that stays open. Expectations on the whole stream (an event at any position, its
+/// count, order, last or every event, ids) read on to its end or the timeout.
+fn enough_events(es: Option<&ExpectStream>) -> Option<usize> {
+    let es = es?;
+    let whole_stream = es.max_count.is_some()
+        || es.final_event.is_some()
+        || es.each_event.is_some()
+        || es.ordering.is_some()
+        || es.unique_ids == Some(true)
+        || es.echo_request_id == Some(true);
+    if es.closes != Some(false) || whole_stream {
+        return None;
+    }
+    let mut n = es.min_count.unwrap_or(0);
+    for (i, ea) in es.events.iter().enumerate() {
+        if ea.get("match").and_then(Value::as_str) == Some("any_position") {
+            return None;
+        }
+        let index = ea.get("index").map_or(Some(i as u64), Value::as_u64)?;
+        n = n.max(usize::try_from(index).ok()?.saturating_add(1));
+    }
+    (n > 0).then_some(n)
+}
+
 /// A credential value of the same scheme as `v` that no agent issued.
 pub(crate) fn wrong_credential(v: &str) -> String {
     let wrong = format!("kit-wrong-credential-{}", uuid::Uuid::new_v4().simple());
@@ -229,7 +255,7 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
     }
     if streaming {
         let limits = stream_limits(run, step.expect_stream.as_ref());
-        let x = run.exchange_stream(&step.id, req, &limits, None).await?;
+        let x = run.exchange_stream(&step.id, req, &limits, enough_events(step.expect_stream.as_ref())).await?;
         run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
         if x.truncated {
             return Err(cut_by_kit(&step.id, run.ctx.client.config().max_body_bytes));
@@ -346,6 +372,37 @@ mod tests {
         let p = normalize_params("send_message", params, "", &Behaviors::Map(map));
         assert_eq!(p["message"]["parts"][0]["text"], "please wait");
         assert_eq!(p["message"]["parts"][1]["text"], "tck-x");
+    }
+
+    #[test]
+    fn a_stream_that_need_not_close_is_read_until_the_named_events_arrive() {
+        let es = |v: Value| serde_json::from_value::<ExpectStream>(v).unwrap();
+        let open = es(json!({"closes": false, "min_count": 1, "events": [{}, {}]}));
+        assert_eq!(enough_events(Some(&open)), Some(2));
+        assert_eq!(enough_events(Some(&es(json!({"closes": false, "min_count": 3, "events": [{}]})))), Some(3));
+        let indexed = es(json!({"closes": false, "events": [{"index": 4, "task": {}}]}));
+        assert_eq!(enough_events(Some(&indexed)), Some(5));
+        let anywhere = es(json!({"closes": false, "min_count": 1, "events": [{"match": "any_position", "task": {}}]}));
+        assert_eq!(enough_events(Some(&anywhere)), None, "any position: the whole stream");
+        assert_eq!(
+            enough_events(Some(&es(json!({"min_count": 1})))),
+            None,
+            "a stream that must close is read to its end"
+        );
+        assert_eq!(enough_events(Some(&es(json!({"closes": false})))), None, "nothing named: read to the timeout");
+        for whole in [
+            json!({"max_count": 4}),
+            json!({"final_event": {}}),
+            json!({"each_event": {}}),
+            json!({"ordering": "monotonic_state"}),
+            json!({"unique_ids": true}),
+            json!({"echo_request_id": true}),
+        ] {
+            let mut v = json!({"closes": false, "min_count": 1});
+            v.as_object_mut().unwrap().extend(whole.as_object().unwrap().clone());
+            assert_eq!(enough_events(Some(&es(v.clone()))), None, "{v}");
+        }
+        assert_eq!(enough_events(None), None);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use axum::body::{Body, to_bytes};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
+use axum::serve::ListenerExt as _;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
@@ -66,6 +67,10 @@ impl WebhookReceiver {
         let addr = listener.local_addr()?;
         let inbox: Inbox = Arc::default();
         let app = Router::new().route("/hook/{id}", post(receive)).with_state(inbox.clone());
+        // An agent's small POSTs are answered at once, not after a delayed ACK (Nagle).
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let join = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });

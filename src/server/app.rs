@@ -51,6 +51,7 @@ impl App {
         if let Some(dir) = &config.scenario_dir {
             scenarios.add_dir(dir)?;
         }
+        scenarios.scale_sleeps(config.sleep_percent);
         let mut public = card::public_card(&config, base_url, &scenarios);
         let active = faults::ActiveFaults(config.faults.clone());
         let mut extended =

@@ -119,6 +119,10 @@ pub struct MockConfig {
     pub error_info_everywhere: bool,
     /// Record every request received (`MockPeer` does, for expectations).
     pub record_requests: bool,
+    /// Scripted `sleep` steps last this percentage of their written length (100: as written). A
+    /// mock that only the kit talks to can shorten them: its checks need a task to stay running
+    /// for a few round trips, not for seconds.
+    pub sleep_percent: u32,
 }
 
 impl MockConfig {
@@ -178,6 +182,7 @@ impl Default for MockConfig {
             single_use_message_ids: false,
             error_info_everywhere: false,
             record_requests: false,
+            sleep_percent: 100,
         }
     }
 }

@@ -33,6 +33,8 @@ use crate::protocol::{
 /// What a method produced.
 pub enum Outcome {
     Result(Value),
+    /// A result already serialized: the hot paths skip building a `Value` tree only to print it.
+    Json(String),
     /// An SSE response.
     Stream(Response),
 }
@@ -80,13 +82,20 @@ fn lookup(app: &App, ctx: &CallContext, tenant: &str, id: &str) -> Result<Arc<Ta
 /// A message was accepted: either answered directly or attached to a task.
 enum Accepted {
     Message(Message),
-    /// The task, a snapshot of it and the log position that snapshot reflects.
-    Task(Arc<TaskHandle>, Box<Task>, u64),
+    /// The task; a snapshot of it as accepted, when asked for, and the log position it reflects;
+    /// and a subscription from that position, taken before the task's script ran, so that
+    /// whatever the script did is still in the log for it.
+    Task(Arc<TaskHandle>, Option<Box<Task>>, u64, Subscription),
 }
 
 /// Accepts a message, claiming its `messageId` first when ids are single-use; a message refused
-/// for any other reason gives its id back.
-async fn accept_message(app: &App, ctx: &CallContext, req: &SendMessageRequest) -> Result<Accepted, RpcError> {
+/// for any other reason gives its id back. `snapshot`: also return the task as accepted.
+async fn accept_message(
+    app: &App,
+    ctx: &CallContext,
+    req: &SendMessageRequest,
+    snapshot: bool,
+) -> Result<Accepted, RpcError> {
     let single_use = app.config.single_use_message_ids && !req.message.message_id.is_empty();
     if single_use && !app.message_ids.claim(&req.tenant, &req.message.message_id) {
         return Err(RpcError::invalid_params(
@@ -98,14 +107,19 @@ async fn accept_message(app: &App, ctx: &CallContext, req: &SendMessageRequest) 
             ),
         ));
     }
-    let accepted = accept_new_message(app, ctx, req).await;
+    let accepted = accept_new_message(app, ctx, req, snapshot).await;
     if single_use && accepted.is_err() {
         app.message_ids.release(&req.tenant, &req.message.message_id);
     }
     accepted
 }
 
-async fn accept_new_message(app: &App, ctx: &CallContext, req: &SendMessageRequest) -> Result<Accepted, RpcError> {
+async fn accept_new_message(
+    app: &App,
+    ctx: &CallContext,
+    req: &SendMessageRequest,
+    snapshot: bool,
+) -> Result<Accepted, RpcError> {
     let limits = &app.config.limits;
     let msg = &req.message;
     check_message(msg, limits)?;
@@ -122,23 +136,24 @@ async fn accept_new_message(app: &App, ctx: &CallContext, req: &SendMessageReque
     if !msg.task_id.is_empty() {
         let handle = lookup(app, ctx, &req.tenant, &msg.task_id)?;
         let mut msg = msg.clone();
+        let task_id = handle.id.clone();
         let accepted = handle.update(|t| {
-            if !msg.context_id.is_empty() && msg.context_id != t.task.context_id {
+            if !msg.context_id.is_empty() && msg.context_id != t.context_id() {
                 return Err(RpcError::invalid_params(
                     "message.contextId",
-                    format!("task {} belongs to context {}, not {}", t.task.id, t.task.context_id, msg.context_id),
+                    format!("task {task_id} belongs to context {}, not {}", t.context_id(), msg.context_id),
                 ));
             }
             let state = t.state();
             if state.is_terminal() {
                 return Err(RpcError::new(
                     ErrorCode::UnsupportedOperation,
-                    format!("task {} is in terminal state {state} and accepts no further messages", t.task.id),
+                    format!("task {task_id} is in terminal state {state} and accepts no further messages"),
                 )
-                .with_meta("taskId", t.task.id.clone())
+                .with_meta("taskId", task_id.clone())
                 .with_meta("state", state.as_str()));
             }
-            msg.context_id = t.task.context_id.clone();
+            msg.context_id = t.context_id().to_owned();
             t.push_history(msg.clone());
             let steps = state.is_interrupted().then(|| {
                 let (scenario, steps) = app.scenarios.continuation(&t.scenario, &msg, app.config.behaviors);
@@ -146,9 +161,10 @@ async fn accept_new_message(app: &App, ctx: &CallContext, req: &SendMessageReque
                 steps
             });
             let seq = t.log.last_seq().unwrap_or(0);
-            Ok((steps, Box::new(t.task.clone()), seq))
+            Ok((steps, snapshot.then(|| Box::new(t.task().into_owned())), seq))
         })?;
         let (steps, snapshot, seq) = accepted;
+        let sub = handle.subscribe_after(Some(seq));
         if let Some(mut p) = inline_push {
             p.task_id = handle.id.clone();
             handle.update(|t| t.push_configs.insert(p.id.clone(), p));
@@ -157,7 +173,7 @@ async fn accept_new_message(app: &App, ctx: &CallContext, req: &SendMessageReque
         if let Some(steps) = steps {
             spawn_run(handle.clone(), steps, input);
         }
-        return Ok(Accepted::Task(handle, snapshot, seq));
+        return Ok(Accepted::Task(handle, snapshot, seq, sub));
     }
 
     let scenario = if app.config.behaviors { app.scenarios.select(msg) } else { app.scenarios.default_scenario() };
@@ -179,38 +195,29 @@ async fn accept_new_message(app: &App, ctx: &CallContext, req: &SendMessageReque
         handle.update(|t| t.push_configs.insert(p.id.clone(), p));
         ensure_worker(&handle, app.push.clone(), None);
     }
-    let snapshot = Box::new(handle.lock().task.clone());
+    let snapshot = snapshot.then(|| Box::new(handle.lock().task().into_owned()));
+    let sub = handle.subscribe_after(Some(0));
     spawn_run(handle.clone(), scenario.steps.clone(), input);
-    Ok(Accepted::Task(handle, snapshot, 0))
+    Ok(Accepted::Task(handle, snapshot, 0, sub))
 }
 
 /// SendMessage (§3.1.1): blocking by default, `returnImmediately` returns the task as created.
 pub async fn send_message(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
     let req: SendMessageRequest = parse_params(params)?;
     let cfg = req.configuration.clone().unwrap_or_default();
-    let (handle, snapshot, seq) = match accept_message(app, ctx, &req).await? {
+    let (handle, snapshot, mut sub) = match accept_message(app, ctx, &req, cfg.return_immediately).await? {
         Accepted::Message(m) => return Ok(Outcome::Result(to_value(&SendMessageResponse::Message(m)))),
-        Accepted::Task(h, snap, seq) => (h, snap, seq),
+        Accepted::Task(h, snap, _, sub) => (h, snap, sub),
     };
-    let task = if cfg.return_immediately {
-        *snapshot
-    } else {
-        let mut sub = handle.subscribe_after(Some(seq));
-        let wait = async {
-            loop {
-                match sub.next_batch().await {
-                    Ok(batch) if batch.iter().any(|e| e.closes_stream) => break,
-                    Ok(_) => {}
-                    Err(_) => break,
-                }
-            }
-        };
-        // A script that never settles must not hold the caller forever; it gets the task as it stands.
-        let _ = tokio::time::timeout(Duration::from_millis(app.config.limits.max_blocking_ms), wait).await;
-        handle.lock().task.clone()
-    };
-    let task = view(&task, cfg.history_length, true);
-    Ok(Outcome::Result(to_value(&SendMessageResponse::Task(task))))
+    if let Some(task) = snapshot {
+        let task = view(&task, cfg.history_length, true);
+        return Ok(Outcome::Result(to_value(&SendMessageResponse::Task(task))));
+    }
+    // A script that never settles must not hold the caller forever; it gets the task as it stands.
+    let limit = Duration::from_millis(app.config.limits.max_blocking_ms);
+    let _ = tokio::time::timeout(limit, sub.settled()).await;
+    let task = handle.lock().task_json(cfg.history_length, true);
+    Ok(Outcome::Json(format!(r#"{{"task":{task}}}"#)))
 }
 
 fn check_streaming(app: &App) -> Result<(), RpcError> {
@@ -233,14 +240,14 @@ pub async fn send_streaming_message(app: &App, ctx: &CallContext, params: Value)
     check_streaming(app)?;
     let req: SendMessageRequest = parse_params(params)?;
     let hl = req.configuration.as_ref().and_then(|c| c.history_length);
-    match accept_message(app, ctx, &req).await? {
+    match accept_message(app, ctx, &req, true).await? {
         Accepted::Message(m) => {
             let opts = StreamOptions::new(&app.config, CloseAt::TerminalOrInterrupted);
             Ok(Outcome::Stream(stream::single(ctx.id.clone(), StreamResponse::Message(m), opts)))
         }
-        Accepted::Task(handle, snapshot, seq) => {
+        Accepted::Task(handle, snapshot, seq, sub) => {
             let slot = open_stream_slot(app, &handle)?;
-            let sub: Subscription = handle.subscribe_after(Some(seq));
+            let snapshot = snapshot.expect("asked for");
             let first = StreamResponse::Task(view(&snapshot, hl, true));
             let opts = StreamOptions::new(&app.config, CloseAt::TerminalOrInterrupted);
             Ok(Outcome::Stream(stream::follow(ctx.id.clone(), Some((seq, first)), sub, slot, opts)))
@@ -255,8 +262,8 @@ pub fn get_task(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, 
     check_id("id", &req.id, &app.config.limits)?;
     check_history_length("historyLength", req.history_length)?;
     let handle = lookup(app, ctx, &req.tenant, &req.id)?;
-    let task = handle.lock().task.clone();
-    Ok(Outcome::Result(to_value(&view(&task, req.history_length, true))))
+    let task = handle.lock().task_json(req.history_length, true);
+    Ok(Outcome::Json(task))
 }
 
 /// A `pageToken` longer than `max_cursor_len` is not one this server issued.
@@ -302,21 +309,24 @@ pub fn list_tasks(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome
         )
     };
     let after_ms = req.status_timestamp_after.map(|t| t.unix_millis());
-    let mut rows: Vec<(i128, Task)> = app
+    let owner = match app.faults.foreign_task(ctx.method.name()) {
+        Some((ForeignTreatment::Visible, _)) => None,
+        _ => Some(ctx.owner.as_str()),
+    };
+    // Filtered and sorted on what each task keeps at hand; only the page is read in full.
+    let mut rows: Vec<(i128, Arc<TaskHandle>)> = app
         .store
-        .all(
-            &req.tenant,
-            match app.faults.foreign_task(ctx.method.name()) {
-                Some((ForeignTreatment::Visible, _)) => None,
-                _ => Some(ctx.owner.as_str()),
-            },
-        )
-        .iter()
-        .map(|h| h.lock().task.clone())
-        .filter(|t| req.context_id.is_empty() || t.context_id == req.context_id)
-        .filter(|t| req.status == TaskState::Unspecified || t.status.state == req.status)
-        .map(|t| (t.status.timestamp.map_or(0, |ts| ts.unix_millis()), t))
-        .filter(|(ms, _)| after_ms.is_none_or(|a| *ms >= a))
+        .all(&req.tenant, owner)
+        .into_iter()
+        .filter_map(|h| {
+            let ms = {
+                let t = h.lock();
+                let wanted = (req.context_id.is_empty() || t.context_id() == req.context_id)
+                    && (req.status == TaskState::Unspecified || t.state() == req.status);
+                wanted.then(|| t.status_timestamp().map_or(0, |ts| ts.unix_millis()))?
+            };
+            after_ms.is_none_or(|a| ms >= a).then_some((ms, h))
+        })
         .collect();
     // Newest status first (§3.1.4); the id breaks ties so that the cursor order is total.
     rows.sort_by(|(a_ms, a), (b_ms, b)| b_ms.cmp(a_ms).then_with(|| a.id.cmp(&b.id)));
@@ -328,7 +338,7 @@ pub fn list_tasks(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome
             .position(|(r_ms, t)| (r_ms < ms) || (r_ms == ms && t.id.as_str() > id.as_str()))
             .unwrap_or(total),
     };
-    let page: Vec<(i128, Task)> = rows.into_iter().skip(start).take(page_size as usize).collect();
+    let page: Vec<(i128, Arc<TaskHandle>)> = rows.into_iter().skip(start).take(page_size as usize).collect();
     let next_page_token = if start + page.len() < total {
         page.last().map(|(ms, t)| encode_cursor(*ms, &t.id)).unwrap_or_default()
     } else {
@@ -336,7 +346,7 @@ pub fn list_tasks(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome
     };
     let include_artifacts = req.include_artifacts.unwrap_or(false);
     let resp = ListTasksResponse {
-        tasks: page.iter().map(|(_, t)| view(t, req.history_length, include_artifacts)).collect(),
+        tasks: page.iter().map(|(_, h)| view(&h.lock().task(), req.history_length, include_artifacts)).collect(),
         next_page_token,
         page_size,
         total_size: i32::try_from(total).unwrap_or(i32::MAX),
@@ -358,8 +368,8 @@ pub fn cancel_task(app: &App, ctx: &CallContext, params: Value) -> Result<Outcom
         .with_meta("taskId", req.id.clone())
         .with_meta("state", state.as_str()));
     }
-    let task = handle.lock().task.clone();
-    Ok(Outcome::Result(to_value(&task)))
+    let task = handle.lock().task_json(None, true);
+    Ok(Outcome::Json(task))
 }
 
 /// Where a resumed subscription starts: after the `afterEventId` param (the resume extension,
@@ -413,7 +423,7 @@ pub fn subscribe_to_task(app: &App, ctx: &CallContext, params: Value) -> Result<
         // `None` when not resuming, or when the events to replay were already evicted.
         let replay = resume.and_then(|(after, _)| g.log.after(Some(after)).ok());
         let interrupted = close == CloseAt::TerminalOrInterrupted && state.is_interrupted();
-        (g.task.clone(), g.log.last_seq().unwrap_or(0), replay, interrupted)
+        (g.task().into_owned(), g.log.last_seq().unwrap_or(0), replay, interrupted)
     };
     let id = ctx.id.clone();
     if interrupted {

@@ -25,6 +25,7 @@ use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt as _;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -120,6 +121,11 @@ impl MockServer {
         let app = Arc::new(App::new(config, &base_url)?);
         let (tx, rx) = oneshot::channel::<()>();
         let service = router(app.clone());
+        // Without TCP_NODELAY an SSE event written right after the response head waits for the
+        // client's delayed ACK: 40 ms before the first event on Linux loopback.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let join = tokio::spawn(async move {
             let shutdown = async {
                 let _ = rx.await;

@@ -127,7 +127,7 @@ pub fn ensure_worker(handle: &Arc<TaskHandle>, dispatcher: Arc<PushDispatcher>, 
                     tracing::warn!(task = %handle.id, oldest_retained, "push worker fell behind the event log");
                     let (task, seq) = {
                         let g = handle.lock();
-                        (g.task.clone(), g.log.last_seq().unwrap_or(0))
+                        (g.task().into_owned(), g.log.last_seq().unwrap_or(0))
                     };
                     sub = handle.subscribe_after(Some(seq));
                     let closes_stream = task.status.state.is_terminal();

@@ -15,18 +15,40 @@ use super::app::App;
 use super::config::{MissingVersion, RESUME_EXTENSION_URI};
 use super::faults::ForeignTreatment;
 use super::methods::{self, CallContext, Outcome};
-use crate::protocol::jsonrpc::{Method, RequestId, failure_with, success};
+use crate::protocol::jsonrpc::{Method, RequestId, failure_with};
 use crate::protocol::limits::json_depth_exceeds;
 use crate::protocol::version::{EXTENSIONS_HEADER, ProtocolVersion, VERSION_HEADER, split_list};
 use crate::protocol::{ErrorCode, RpcError};
 
 fn json_response(status: StatusCode, body: &Value, extensions: Option<&str>) -> Response {
-    let mut r = (status, body.to_string()).into_response();
+    json_text_response(status, body.to_string(), extensions)
+}
+
+fn json_text_response(status: StatusCode, body: String, extensions: Option<&str>) -> Response {
+    let mut r = (status, body).into_response();
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     if let Some(ext) = extensions.and_then(|e| HeaderValue::from_str(e).ok()) {
         r.headers_mut().insert(EXTENSIONS_HEADER, ext);
     }
     r
+}
+
+/// A success envelope around a result already serialized, unless it is over the response limit.
+fn result_response(app: &App, id: &RequestId, result: &str, extensions: Option<&str>) -> Response {
+    let body = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, id.to_json());
+    let limit = app.config.limits.max_response_bytes;
+    if body.len() > limit {
+        let e = RpcError::new(
+            ErrorCode::Internal,
+            format!(
+                "the result is {} bytes, over this agent's limit of {limit} (--max-response-bytes); ask for less \
+                 history (historyLength) or a smaller page",
+                body.len()
+            ),
+        );
+        return error_response(app, Some(id), &e);
+    }
+    json_text_response(StatusCode::OK, body, extensions)
 }
 
 fn error_response(app: &App, id: Option<&RequestId>, err: &RpcError) -> Response {
@@ -147,7 +169,7 @@ fn parse_envelope(body: &[u8]) -> Result<Envelope, (Option<RequestId>, RpcError)
     let invalid = |id: Option<RequestId>, why: &str| {
         (id, RpcError::new(ErrorCode::InvalidRequest, format!("Request payload validation error: {why}")))
     };
-    let obj = match v {
+    let mut obj = match v {
         Value::Object(o) => o,
         Value::Array(_) => return Err(invalid(None, "batch requests are not part of the A2A JSON-RPC binding")),
         _ => return Err(invalid(None, "the request must be a JSON object")),
@@ -172,7 +194,7 @@ fn parse_envelope(body: &[u8]) -> Result<Envelope, (Option<RequestId>, RpcError)
     let Some(id) = id else {
         return Ok(Envelope::Notification);
     };
-    let params = obj.get("params").cloned().unwrap_or(Value::Null);
+    let params = obj.remove("params").unwrap_or(Value::Null);
     if !matches!(params, Value::Object(_) | Value::Null) {
         return Err((Some(id), RpcError::invalid_params("params", "must be an object (by-name parameters)")));
     }
@@ -313,22 +335,8 @@ pub async fn endpoint(
         tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
     }
     match outcome {
-        Ok(Outcome::Result(v)) => {
-            let body = success(&id, v);
-            let len = body.to_string().len();
-            if len > limits.max_response_bytes {
-                let e = RpcError::new(
-                    ErrorCode::Internal,
-                    format!(
-                        "the result is {len} bytes, over this agent's limit of {} (--max-response-bytes); ask for less \
-                         history (historyLength) or a smaller page",
-                        limits.max_response_bytes
-                    ),
-                );
-                return error_response(&app, Some(&id), &e);
-            }
-            json_response(StatusCode::OK, &body, activated.as_deref())
-        }
+        Ok(Outcome::Result(v)) => result_response(&app, &id, &v.to_string(), activated.as_deref()),
+        Ok(Outcome::Json(raw)) => result_response(&app, &id, &raw, activated.as_deref()),
         Ok(Outcome::Stream(mut r)) => {
             if let Some(ext) = activated.and_then(|e| HeaderValue::from_str(&e).ok()) {
                 r.headers_mut().insert(EXTENSIONS_HEADER, ext);

@@ -288,6 +288,27 @@ impl ScenarioBook {
     pub fn default_scenario(&self) -> Arc<Scenario> {
         self.by_name[DEFAULT_SCENARIO].clone()
     }
+
+    /// Makes every `sleep` step, continuations included, last `percent` % of its scripted length.
+    pub fn scale_sleeps(&mut self, percent: u32) {
+        if percent == 100 {
+            return;
+        }
+        let scale = |steps: &mut Vec<Step>| {
+            for step in steps {
+                if let Step::Sleep { ms } = step {
+                    *ms = ms.saturating_mul(u64::from(percent)) / 100;
+                }
+            }
+        };
+        for sc in self.by_name.values_mut() {
+            let sc = Arc::make_mut(sc);
+            scale(&mut sc.steps);
+            for c in &mut sc.continuations {
+                scale(&mut c.steps);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -306,6 +327,29 @@ mod tests {
             extensions: Vec::new(),
             reference_task_ids: Vec::new(),
         }
+    }
+
+    #[test]
+    fn sleeps_scale_everywhere_and_nothing_else_does() {
+        let mut book = ScenarioBook::builtin().unwrap();
+        let sleeps = |b: &ScenarioBook| -> Vec<u64> {
+            b.all()
+                .flat_map(|sc| sc.steps.iter().chain(sc.continuations.iter().flat_map(|c| c.steps.iter())))
+                .filter_map(|s| match s {
+                    Step::Sleep { ms } => Some(*ms),
+                    _ => None,
+                })
+                .collect()
+        };
+        let before = sleeps(&book);
+        let steps_before: usize = book.all().map(|sc| sc.steps.len()).sum();
+        assert!(before.contains(&1500), "tck-long-running sleeps 1.5 s: {before:?}");
+        book.scale_sleeps(33);
+        assert_eq!(sleeps(&book), before.iter().map(|ms| ms * 33 / 100).collect::<Vec<_>>());
+        assert_eq!(book.all().map(|sc| sc.steps.len()).sum::<usize>(), steps_before);
+        let mut same = ScenarioBook::builtin().unwrap();
+        same.scale_sleeps(100);
+        assert_eq!(sleeps(&same), before);
     }
 
     fn last_state(steps: &[Step]) -> Option<TaskState> {

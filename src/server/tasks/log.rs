@@ -63,6 +63,18 @@ impl EventLog {
         seq < self.next_seq
     }
 
+    /// True if an event after `after` ends a stream, or if some of those events are gone.
+    pub fn closes_after(&self, after: Option<u64>) -> bool {
+        let first_wanted = after.map_or(0, |s| s + 1);
+        let oldest = self.events.front().map_or(self.next_seq, |e| e.seq);
+        first_wanted < oldest || self.events.iter().any(|e| e.seq >= first_wanted && e.closes_stream)
+    }
+
+    /// Drops every event; sequence numbers go on from where they were.
+    pub fn forget(&mut self) {
+        self.events = VecDeque::new();
+    }
+
     /// Events strictly after `after` (all retained events when `None`). Fails if some of them were
     /// already dropped, so a consumer never silently skips events.
     pub fn after(&self, after: Option<u64>) -> Result<Vec<LoggedEvent>, Lagged> {
