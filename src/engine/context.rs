@@ -81,8 +81,9 @@ impl Ctx {
         if let Some(why) = self.guard.stopped() {
             return Err(why);
         }
+        let url = req.url.clone();
         let x = self.client.send(req).await;
-        self.guard.record(&x);
+        self.guard.record(&url, &x);
         let x = x.map_err(|e| format!("request failed: {e}"))?;
         self.guard.scan_exchange(origin, &x);
         Ok(x)
@@ -99,8 +100,9 @@ impl Ctx {
         if let Some(why) = self.guard.stopped() {
             return Err(why);
         }
+        let url = req.url.clone();
         let x = self.client.send_streaming_with(req, limits, stop_after).await;
-        self.guard.record(&x);
+        self.guard.record(&url, &x);
         let x = x.map_err(|e| format!("request failed: {e}"))?;
         self.guard.scan_stream(origin, &x);
         Ok(x)

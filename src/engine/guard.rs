@@ -1,10 +1,10 @@
 //! What keeps a run against an untrusted agent bounded and honest, across all checks at once:
-//! a circuit breaker (after a few consecutive requests that time out or lose their connection,
-//! the agent is unresponsive and every remaining check ends at once), the run deadline, and the
-//! canary credentials the kit sends and looks for in every answer.
+//! a circuit breaker (after a few consecutive requests to one endpoint that time out or lose their
+//! connection, the agent is unresponsive and every remaining check ends at once), the run
+//! deadline, and the canary credentials the kit sends and looks for in every answer.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::watch;
 
@@ -21,6 +21,9 @@ pub const CANARY_HEADER: &str = "X-A2A-Conform-Canary";
 /// Most leaks kept for the report.
 const MAX_LEAKS: usize = 50;
 
+/// Most endpoints counted apart; any further ones share one count.
+const MAX_ENDPOINTS: usize = 64;
+
 /// One canary found in an answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Leak {
@@ -34,8 +37,9 @@ pub struct Leak {
 
 #[derive(Debug)]
 pub struct Guard {
-    strikes: AtomicUsize,
-    last_strike: Mutex<String>,
+    /// Consecutive failures per endpoint (URL without its query): a card that still answers says
+    /// nothing about an interface that has gone silent, so its answers must not reset that count.
+    strikes: Mutex<HashMap<String, usize>>,
     /// Set once: why every remaining check must stop (unresponsive agent, run deadline).
     stop: watch::Sender<Option<String>>,
     /// (where it was sent, value).
@@ -46,8 +50,7 @@ pub struct Guard {
 impl Guard {
     pub fn new(canaries: Vec<(String, String)>) -> Self {
         Guard {
-            strikes: AtomicUsize::new(0),
-            last_strike: Mutex::new(String::new()),
+            strikes: Mutex::new(HashMap::new()),
             stop: watch::channel(None).0,
             canaries,
             leaks: Mutex::new(Vec::new()),
@@ -81,17 +84,24 @@ impl Guard {
         });
     }
 
-    /// Counts an exchange: a complete answer (whatever its status) resets the count; a failure
-    /// of the connection or a time-out is a strike, and the third in a row stops the run.
-    pub fn record<T>(&self, outcome: &Result<T, ClientError>) {
+    /// Counts an exchange with `url`: a complete answer (whatever its status) resets that
+    /// endpoint's count; a failure of the connection or a time-out is a strike, and the third in a
+    /// row on one endpoint stops the run.
+    pub fn record<T>(&self, url: &str, outcome: &Result<T, ClientError>) {
+        let endpoint = url.split(['?', '#']).next().unwrap_or(url);
+        let mut strikes = self.strikes.lock().unwrap_or_else(|p| p.into_inner());
+        let key = if strikes.contains_key(endpoint) || strikes.len() < MAX_ENDPOINTS { endpoint } else { "" };
         match outcome {
-            Ok(_) => self.strikes.store(0, Ordering::SeqCst),
+            Ok(_) => {
+                strikes.insert(key.to_owned(), 0);
+            }
             Err(e @ (ClientError::Timeout { .. } | ClientError::Connect(_) | ClientError::Transport(_))) => {
-                *self.last_strike.lock().unwrap_or_else(|p| p.into_inner()) = e.to_string();
-                let n = self.strikes.fetch_add(1, Ordering::SeqCst) + 1;
-                if n >= STRIKES {
-                    let last = self.last_strike.lock().unwrap_or_else(|p| p.into_inner()).clone();
-                    self.stop(format!("agent unresponsive: {n} requests in a row got no answer (last: {last})"));
+                let n = strikes.entry(key.to_owned()).or_insert(0);
+                *n += 1;
+                if *n >= STRIKES {
+                    let n = *n;
+                    drop(strikes);
+                    self.stop(format!("agent unresponsive: {n} requests in a row got no answer (last: {e})"));
                 }
             }
             Err(_) => {}
@@ -149,17 +159,33 @@ mod tests {
     #[test]
     fn three_failures_in_a_row_stop_the_run_and_an_answer_resets_the_count() {
         let g = Guard::new(Vec::new());
+        let rpc = "http://a.test/rpc";
         let timeout: Result<(), ClientError> = Err(ClientError::Timeout { limit: Duration::from_secs(1) });
-        g.record(&timeout);
-        g.record(&timeout);
-        g.record(&Ok::<(), ClientError>(()));
-        g.record(&timeout);
+        g.record(rpc, &timeout);
+        g.record(rpc, &timeout);
+        g.record(rpc, &Ok::<(), ClientError>(()));
+        g.record(rpc, &timeout);
         assert_eq!(g.stopped(), None);
-        g.record(&Err::<(), _>(ClientError::Connect("refused".into())));
-        g.record(&timeout);
+        g.record(&format!("{rpc}?v=1"), &Err::<(), _>(ClientError::Connect("refused".into())));
+        g.record(rpc, &timeout);
         assert!(g.stopped().unwrap().starts_with("agent unresponsive: 3 requests"), "{:?}", g.stopped());
         g.stop("later".into());
         assert!(g.stopped().unwrap().starts_with("agent unresponsive"), "the first reason wins");
+    }
+
+    /// The interface goes silent while the card still answers: the card's answers, interleaved
+    /// with the interface's time-outs, must not keep the run going.
+    #[test]
+    fn another_endpoint_answering_does_not_reset_a_silent_one() {
+        let g = Guard::new(Vec::new());
+        let timeout: Result<(), ClientError> = Err(ClientError::Timeout { limit: Duration::from_secs(1) });
+        for _ in 0..2 {
+            g.record("http://a.test/rpc", &timeout);
+            g.record("http://a.test/.well-known/agent-card.json", &Ok::<(), ClientError>(()));
+        }
+        assert_eq!(g.stopped(), None);
+        g.record("http://a.test/rpc", &timeout);
+        assert!(g.stopped().is_some());
     }
 
     #[test]
