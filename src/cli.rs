@@ -199,8 +199,8 @@ pub struct SelftestArgs {
     /// Mock + check runs at once (mostly waiting on scripted delays, so more than the cores).
     #[arg(long, default_value_t = 16)]
     pub parallel: usize,
-    /// Checks at once within one run.
-    #[arg(long, default_value_t = 8)]
+    /// Checks at once within one run (they mostly wait, as against the embedded mock).
+    #[arg(long, default_value_t = crate::commands::check::EMBEDDED_JOBS)]
     pub jobs: usize,
     /// Only this fault (repeatable).
     #[arg(long = "fault", value_name = "ID")]

@@ -46,7 +46,7 @@ impl Default for SelftestOptions {
     fn default() -> Self {
         SelftestOptions {
             parallel_runs: 16,
-            jobs: 8,
+            jobs: check::EMBEDDED_JOBS,
             timeout: Duration::from_secs(30),
             patience: Duration::from_secs(6),
             faults: Vec::new(),

@@ -18,9 +18,10 @@ use super::ssrf;
 use super::stream::{self, CloseAt, StreamOptions};
 use super::tasks::runner::{agent_message, cancel, spawn_run};
 use super::tasks::view::view;
-use super::tasks::{StreamSlot, Subscription, TaskHandle};
+use super::tasks::{LoggedEvent, StreamSlot, Subscription, TaskHandle};
 use super::validate::{
-    check_history_length, check_id, check_input_media_types, check_message, check_output_modes, parse_params, require,
+    Params, check_history_length, check_id, check_input_media_types, check_message, check_output_modes, parse_params,
+    require,
 };
 use crate::protocol::limits::{LIST_TASKS_DEFAULT_PAGE_SIZE, LIST_TASKS_MAX_PAGE_SIZE};
 use crate::protocol::{
@@ -168,16 +169,16 @@ async fn accept_new_message(
         if let Some(mut p) = inline_push {
             p.task_id = handle.id.clone();
             handle.update(|t| t.push_configs.insert(p.id.clone(), p));
-            ensure_worker(&handle, app.push.clone(), Some(seq));
+            ensure_worker(&handle, app.push.clone(), None, Some(seq));
         }
         if let Some(steps) = steps {
-            spawn_run(handle.clone(), steps, input);
+            spawn_run(handle.clone(), &steps, input);
         }
         return Ok(Accepted::Task(handle, snapshot, seq, sub));
     }
 
     let scenario = if app.config.behaviors { app.scenarios.select(msg) } else { app.scenarios.default_scenario() };
-    let context_id = if msg.context_id.is_empty() { uuid::Uuid::new_v4().to_string() } else { msg.context_id.clone() };
+    let context_id = if msg.context_id.is_empty() { super::ids::new_id() } else { msg.context_id.clone() };
     if let Some(parts) = scenario.message_reply() {
         let delay = scenario.reply_delay_ms();
         if delay > 0 {
@@ -193,17 +194,20 @@ async fn accept_new_message(
     if let Some(mut p) = inline_push {
         p.task_id = handle.id.clone();
         handle.update(|t| t.push_configs.insert(p.id.clone(), p));
-        ensure_worker(&handle, app.push.clone(), None);
+        // The task as created (event 0) is the first notification.
+        let created = StreamResponse::Task(handle.lock().task().into_owned());
+        let first = LoggedEvent { seq: 0, event: created, closes_stream: false };
+        ensure_worker(&handle, app.push.clone(), Some(first), Some(0));
     }
     let snapshot = snapshot.then(|| Box::new(handle.lock().task().into_owned()));
     let sub = handle.subscribe_after(Some(0));
-    spawn_run(handle.clone(), scenario.steps.clone(), input);
+    spawn_run(handle.clone(), &scenario.steps, input);
     Ok(Accepted::Task(handle, snapshot, 0, sub))
 }
 
 /// SendMessage (§3.1.1): blocking by default, `returnImmediately` returns the task as created.
-pub async fn send_message(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
-    let req: SendMessageRequest = parse_params(params)?;
+pub async fn send_message(app: &App, ctx: &CallContext, params: Params<'_>) -> Result<Outcome, RpcError> {
+    let req: SendMessageRequest = params.parse()?;
     let cfg = req.configuration.clone().unwrap_or_default();
     let (handle, snapshot, mut sub) = match accept_message(app, ctx, &req, cfg.return_immediately).await? {
         Accepted::Message(m) => return Ok(Outcome::Result(to_value(&SendMessageResponse::Message(m)))),
@@ -214,10 +218,15 @@ pub async fn send_message(app: &App, ctx: &CallContext, params: Value) -> Result
         return Ok(Outcome::Result(to_value(&SendMessageResponse::Task(task))));
     }
     // A script that never settles must not hold the caller forever; it gets the task as it stands.
-    let limit = Duration::from_millis(app.config.limits.max_blocking_ms);
-    let _ = tokio::time::timeout(limit, sub.settled()).await;
-    let task = handle.lock().task_json(cfg.history_length, true);
-    Ok(Outcome::Json(format!(r#"{{"task":{task}}}"#)))
+    // Most have settled already (they ran before the call got here), and need no timer.
+    if !sub.is_settled() {
+        let limit = Duration::from_millis(app.config.limits.max_blocking_ms);
+        let _ = tokio::time::timeout(limit, sub.settled()).await;
+    }
+    let mut out = String::from(r#"{"task":"#);
+    handle.lock().write_task_json(&mut out, cfg.history_length, true);
+    out.push('}');
+    Ok(Outcome::Json(out))
 }
 
 fn check_streaming(app: &App) -> Result<(), RpcError> {
@@ -236,9 +245,9 @@ fn open_stream_slot(app: &App, handle: &Arc<TaskHandle>) -> Result<StreamSlot, R
 }
 
 /// SendStreamingMessage (§3.1.2).
-pub async fn send_streaming_message(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
+pub async fn send_streaming_message(app: &App, ctx: &CallContext, params: Params<'_>) -> Result<Outcome, RpcError> {
     check_streaming(app)?;
-    let req: SendMessageRequest = parse_params(params)?;
+    let req: SendMessageRequest = params.parse()?;
     let hl = req.configuration.as_ref().and_then(|c| c.history_length);
     match accept_message(app, ctx, &req, true).await? {
         Accepted::Message(m) => {
@@ -256,8 +265,8 @@ pub async fn send_streaming_message(app: &App, ctx: &CallContext, params: Value)
 }
 
 /// GetTask (§3.1.3).
-pub fn get_task(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
-    let req: GetTaskRequest = parse_params(params)?;
+pub fn get_task(app: &App, ctx: &CallContext, params: Params<'_>) -> Result<Outcome, RpcError> {
+    let req: GetTaskRequest = params.parse()?;
     require("id", &req.id)?;
     check_id("id", &req.id, &app.config.limits)?;
     check_history_length("historyLength", req.history_length)?;
@@ -476,7 +485,7 @@ fn prepare_push_config(
     ssrf::check_url(&cfg.url, app.config.webhooks)
         .map_err(|why| RpcError::invalid_params(at("url"), format!("webhook refused: {why}")))?;
     if cfg.id.is_empty() {
-        cfg.id = uuid::Uuid::new_v4().to_string();
+        cfg.id = super::ids::new_id();
     }
     Ok(cfg)
 }
@@ -508,7 +517,7 @@ pub fn create_push_config(app: &App, ctx: &CallContext, params: Value) -> Result
         Ok((cfg.clone(), t.log.last_seq(), t.state().is_terminal()))
     })?;
     if !terminal {
-        ensure_worker(&handle, app.push.clone(), seq);
+        ensure_worker(&handle, app.push.clone(), None, seq);
     }
     Ok(Outcome::Result(to_value(&redacted(&stored))))
 }

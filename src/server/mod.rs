@@ -6,6 +6,7 @@ pub mod card;
 pub mod config;
 pub mod dedup;
 pub mod faults;
+pub mod ids;
 pub mod methods;
 pub mod peer;
 pub mod push;

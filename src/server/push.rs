@@ -107,18 +107,28 @@ impl PushDispatcher {
     }
 }
 
-/// Starts the task's delivery worker unless one runs already. It delivers events after `after`
-/// (`None`: from the task's first event) until the task ends or all configs are gone.
-pub fn ensure_worker(handle: &Arc<TaskHandle>, dispatcher: Arc<PushDispatcher>, after: Option<u64>) {
+/// Starts the task's delivery worker unless one runs already. It delivers `first`, if any, then
+/// the events after `after`, until the task ends or all configs are gone.
+pub fn ensure_worker(
+    handle: &Arc<TaskHandle>,
+    dispatcher: Arc<PushDispatcher>,
+    first: Option<LoggedEvent>,
+    after: Option<u64>,
+) {
     let start = handle.update(|t| !std::mem::replace(&mut t.push_worker_running, true));
     if !start {
         return;
     }
     let mut sub = handle.subscribe_after(after);
     let handle = handle.clone();
+    let mut first = first;
     tokio::spawn(async move {
         loop {
-            let batch = match sub.next_batch().await {
+            let next = match first.take() {
+                Some(ev) => Ok(vec![ev]),
+                None => sub.next_batch().await,
+            };
+            let batch = match next {
                 Ok(b) => b,
                 Err(Lagged { oldest_retained }) => {
                     // Events not yet delivered were evicted: skipping them silently would hide them

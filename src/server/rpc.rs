@@ -10,11 +10,13 @@ use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::app::App;
 use super::config::{MissingVersion, RESUME_EXTENSION_URI};
 use super::faults::ForeignTreatment;
 use super::methods::{self, CallContext, Outcome};
+use super::validate::Params;
 use crate::protocol::jsonrpc::{Method, RequestId, failure_with};
 use crate::protocol::limits::json_depth_exceeds;
 use crate::protocol::version::{EXTENSIONS_HEADER, ProtocolVersion, VERSION_HEADER, split_list};
@@ -34,8 +36,14 @@ fn json_text_response(status: StatusCode, body: String, extensions: Option<&str>
 }
 
 /// A success envelope around a result already serialized, unless it is over the response limit.
-fn result_response(app: &App, id: &RequestId, result: &str, extensions: Option<&str>) -> Response {
-    let body = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, id.to_json());
+fn result_response(app: &App, request_id: &RequestId, result: &str, extensions: Option<&str>) -> Response {
+    let id = request_id.to_json().to_string();
+    let mut body = String::with_capacity(result.len() + id.len() + 36);
+    body.push_str(r#"{"jsonrpc":"2.0","id":"#);
+    body.push_str(&id);
+    body.push_str(r#","result":"#);
+    body.push_str(result);
+    body.push('}');
     let limit = app.config.limits.max_response_bytes;
     if body.len() > limit {
         let e = RpcError::new(
@@ -46,7 +54,7 @@ fn result_response(app: &App, id: &RequestId, result: &str, extensions: Option<&
                 body.len()
             ),
         );
-        return error_response(app, Some(id), &e);
+        return error_response(app, Some(request_id), &e);
     }
     json_text_response(StatusCode::OK, body, extensions)
 }
@@ -157,13 +165,56 @@ fn check_extensions(app: &App, headers: &HeaderMap) -> Result<Option<String>, Rp
 }
 
 /// A well-formed envelope: a call to answer, or a notification, which gets no reply.
-enum Envelope {
-    Call(RequestId, String, Value),
+enum Envelope<'a> {
+    Call(RequestId, String, Params<'a>),
     Notification,
 }
 
+/// A `null` member is there, and absent is `None`: an id of `null` is not a notification.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue as serde::Deserialize>::deserialize(d).map(Some)
+}
+
+/// The envelope's members as text, without reading `params` into a `Value`.
+#[derive(serde::Deserialize)]
+struct RawEnvelope<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+}
+
+/// Reads a well-formed call without building a `Value` of its params, which the method then
+/// reads straight into its request type; `None` for anything else, which [`parse_envelope`]
+/// reads and judges in full.
+fn quick_envelope(body: &[u8]) -> Option<Envelope<'_>> {
+    let raw: RawEnvelope<'_> = serde_json::from_slice(body).ok()?;
+    if raw.jsonrpc?.get() != "\"2.0\"" {
+        return None;
+    }
+    let method: String = serde_json::from_str(raw.method?.get()).ok()?;
+    let id = match serde_json::from_str::<Value>(raw.id?.get()).ok()? {
+        Value::String(s) => RequestId::String(s),
+        Value::Number(n) => RequestId::Number(n),
+        _ => return None,
+    };
+    let params = match raw.params {
+        None => Params::Value(Value::Null),
+        Some(p) if p.get().starts_with('{') || p.get() == "null" => Params::Raw(p),
+        Some(_) => return None,
+    };
+    Some(Envelope::Call(id, method, params))
+}
+
 /// Reads the envelope; errors carry the id when it could be read.
-fn parse_envelope(body: &[u8]) -> Result<Envelope, (Option<RequestId>, RpcError)> {
+fn parse_envelope(body: &[u8]) -> Result<Envelope<'_>, (Option<RequestId>, RpcError)> {
+    if let Some(e) = quick_envelope(body) {
+        return Ok(e);
+    }
     let v: Value = serde_json::from_slice(body)
         .map_err(|e| (None, RpcError::new(ErrorCode::ParseError, format!("Invalid JSON payload: {e}"))))?;
     let invalid = |id: Option<RequestId>, why: &str| {
@@ -198,7 +249,7 @@ fn parse_envelope(body: &[u8]) -> Result<Envelope, (Option<RequestId>, RpcError)
     if !matches!(params, Value::Object(_) | Value::Null) {
         return Err((Some(id), RpcError::invalid_params("params", "must be an object (by-name parameters)")));
     }
-    Ok(Envelope::Call(id, method, params))
+    Ok(Envelope::Call(id, method, Params::Value(params)))
 }
 
 /// Most bytes read and thrown away after a body went over the limit, and for how long: draining
@@ -319,14 +370,14 @@ pub async fn endpoint(
         Method::SendMessage => methods::send_message(&app, &ctx, params).await,
         Method::SendStreamingMessage => methods::send_streaming_message(&app, &ctx, params).await,
         Method::GetTask => methods::get_task(&app, &ctx, params),
-        Method::ListTasks => methods::list_tasks(&app, &ctx, params),
-        Method::CancelTask => methods::cancel_task(&app, &ctx, params),
-        Method::SubscribeToTask => methods::subscribe_to_task(&app, &ctx, params),
-        Method::CreateTaskPushNotificationConfig => methods::create_push_config(&app, &ctx, params),
-        Method::GetTaskPushNotificationConfig => methods::get_push_config(&app, &ctx, params),
-        Method::ListTaskPushNotificationConfigs => methods::list_push_configs(&app, &ctx, params),
-        Method::DeleteTaskPushNotificationConfig => methods::delete_push_config(&app, &ctx, params),
-        Method::GetExtendedAgentCard => methods::get_extended_card(&app, &ctx, params),
+        Method::ListTasks => methods::list_tasks(&app, &ctx, params.into_value()),
+        Method::CancelTask => methods::cancel_task(&app, &ctx, params.into_value()),
+        Method::SubscribeToTask => methods::subscribe_to_task(&app, &ctx, params.into_value()),
+        Method::CreateTaskPushNotificationConfig => methods::create_push_config(&app, &ctx, params.into_value()),
+        Method::GetTaskPushNotificationConfig => methods::get_push_config(&app, &ctx, params.into_value()),
+        Method::ListTaskPushNotificationConfigs => methods::list_push_configs(&app, &ctx, params.into_value()),
+        Method::DeleteTaskPushNotificationConfig => methods::delete_push_config(&app, &ctx, params.into_value()),
+        Method::GetExtendedAgentCard => methods::get_extended_card(&app, &ctx, params.into_value()),
     };
     // A fault may make another caller's task slower to refuse than a missing one (a timing leak).
     if ctx.foreign.load(Ordering::Relaxed)

@@ -184,6 +184,9 @@ pub struct TemplateVars<'a> {
 
 impl TemplateVars<'_> {
     pub fn render(&self, s: &str) -> String {
+        if !s.contains("{{") {
+            return s.to_owned();
+        }
         s.replace("{{input}}", self.input).replace("{{taskId}}", self.task_id).replace("{{contextId}}", self.context_id)
     }
 }

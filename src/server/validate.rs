@@ -3,9 +3,48 @@
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::protocol::limits::Limits;
 use crate::protocol::{ErrorCode, Message, PartContent, Role, RpcError};
+
+/// A request's `params`: its raw text when the envelope was read the quick way, else a `Value`.
+#[derive(Debug)]
+pub enum Params<'a> {
+    Raw(&'a RawValue),
+    Value(Value),
+}
+
+impl Params<'_> {
+    /// Absent or `null`.
+    pub fn is_null(&self) -> bool {
+        match self {
+            Params::Raw(r) => r.get() == "null",
+            Params::Value(v) => v.is_null(),
+        }
+    }
+
+    pub fn into_value(self) -> Value {
+        match self {
+            // Raw text the envelope's reader accepted is valid JSON.
+            Params::Raw(r) => serde_json::from_str(r.get()).unwrap_or(Value::Null),
+            Params::Value(v) => v,
+        }
+    }
+
+    /// Deserializes into a request type, straight from the text when it is at hand; a mismatch is
+    /// -32602 naming the JSON path, exactly as [`parse_params`] names it.
+    pub fn parse<T: DeserializeOwned>(self) -> Result<T, RpcError> {
+        if let Params::Raw(r) = &self
+            && let Ok(t) = serde_json::from_str::<T>(r.get())
+        {
+            return Ok(t);
+        }
+        // Also when the text reads differently (a repeated key, which the `Value` reading lets
+        // the last one win): whatever fails, fails with the same words as before.
+        parse_params(self.into_value())
+    }
+}
 
 /// Deserializes `params` into a request type; a mismatch is -32602 naming the JSON path.
 pub fn parse_params<T: DeserializeOwned>(params: Value) -> Result<T, RpcError> {

@@ -80,7 +80,13 @@ impl Bounds {
     }
 
     fn shape(&self, conns: usize, max_requests: u64) -> Shape {
-        Shape { conns, max_requests, max_time: self.point_time, warmup: self.warmup }
+        Shape { conns, max_requests, max_time: self.point_time, warmup: self.warmup, warmup_requests: u64::MAX }
+    }
+
+    /// A shape that sends at most `total` requests, warm-up included.
+    fn shape_within(&self, conns: usize, total: u64) -> Shape {
+        let warmup_requests = (total / 5).min(self.max_requests);
+        Shape { warmup_requests, ..self.shape(conns, (total - warmup_requests).min(self.max_requests)) }
     }
 }
 
@@ -405,7 +411,7 @@ pub async fn run(opts: &BenchOptions) -> anyhow::Result<Bench> {
     for conns in CONNS {
         // A fresh mock for each, held under half its task limit so that no eviction happens.
         let m = MockServer::start(config()).await?;
-        let s = load::run(m.addr(), &send(), b.shape(conns, b.max_requests.min(max_tasks / 2))).await;
+        let s = load::run(m.addr(), &send(), b.shape_within(conns, max_tasks / 2)).await;
         points.push(Point::new("send", Some("empty"), conns, &s, false));
         m.shutdown().await;
         let m = MockServer::start(config()).await?;
@@ -414,14 +420,20 @@ pub async fn run(opts: &BenchOptions) -> anyhow::Result<Bench> {
         points.push(Point::new("get", Some("empty"), conns, &s, false));
         m.shutdown().await;
         let m = MockServer::start(config()).await?;
-        let s = load::run(m.addr(), &stream("bench-long-stream"), b.shape(conns, b.max_streams)).await;
+        let s = load::run(m.addr(), &stream("bench-long-stream"), b.shape_within(conns, b.max_streams)).await;
         points.push(Point::new("stream", Some("empty"), conns, &s, true));
         m.shutdown().await;
     }
 
     note(format!("the mock with its store full ({max_tasks} tasks)"));
     let full = MockServer::start(config()).await?;
-    let fill = Shape { conns: 64, max_requests: max_tasks, max_time: Duration::from_secs(60), warmup: Duration::ZERO };
+    let fill = Shape {
+        conns: 64,
+        max_requests: max_tasks,
+        max_time: Duration::from_secs(60),
+        warmup: Duration::ZERO,
+        warmup_requests: 0,
+    };
     let filled = load::run(full.addr(), &send(), fill).await;
     if full.app().store.len() as u64 != max_tasks {
         note(format!("the store holds {} tasks, not {max_tasks}: {:?}", full.app().store.len(), filled.first_error));
@@ -451,7 +463,7 @@ pub async fn run(opts: &BenchOptions) -> anyhow::Result<Bench> {
 
     note("time to the first SSE event");
     let m = MockServer::start(config()).await?;
-    let shape = Shape { conns: 1, max_requests: b.first_events, max_time: b.point_time, warmup: b.warmup };
+    let shape = Shape { max_requests: b.first_events, ..b.shape(1, 0) };
     let s = load::run(m.addr(), &stream("hello"), shape).await;
     m.shutdown().await;
     let first_note = s.first_error.clone().map(|e| format!("{} of {} streams failed: {e}", s.errors, s.ok + s.errors));
@@ -565,7 +577,13 @@ async fn suite(runs: usize) -> (Option<f64>, Option<usize>, Option<String>) {
 async fn idle_mock_rss(exe: &Path) -> Result<f64, String> {
     let (child, url) = procs::start_mock(exe, &[], Duration::from_secs(10)).await?;
     let addr = addr_of(&url)?;
-    let warm = Shape { conns: 16, max_requests: 64, max_time: Duration::from_secs(10), warmup: Duration::ZERO };
+    let warm = Shape {
+        conns: 16,
+        max_requests: 64,
+        max_time: Duration::from_secs(10),
+        warmup: Duration::ZERO,
+        warmup_requests: 0,
+    };
     load::run(addr, &Template::get(WELL_KNOWN_PATH), warm).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     procs::rss(Some(child.id()), Rss::Current).map(|v| v as f64).ok_or_else(|| "no /proc/PID/status".into())
@@ -598,11 +616,23 @@ async fn memory_per_10k(exe: &Path, tasks: u64) -> Result<f64, String> {
     let (child, url) = procs::start_mock(exe, &[], Duration::from_secs(10)).await?;
     let addr = addr_of(&url)?;
     // Connections, buffers and the first allocations exist before the measurement starts.
-    let warm = Shape { conns: 16, max_requests: 64, max_time: Duration::from_secs(10), warmup: Duration::ZERO };
+    let warm = Shape {
+        conns: 16,
+        max_requests: 64,
+        max_time: Duration::from_secs(10),
+        warmup: Duration::ZERO,
+        warmup_requests: 0,
+    };
     load::run(addr, &Template::get(WELL_KNOWN_PATH), warm).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     let before = procs::rss(Some(child.id()), Rss::Current).ok_or("no /proc/PID/status")?;
-    let fill = Shape { conns: 16, max_requests: tasks, max_time: Duration::from_secs(60), warmup: Duration::ZERO };
+    let fill = Shape {
+        conns: 16,
+        max_requests: tasks,
+        max_time: Duration::from_secs(60),
+        warmup: Duration::ZERO,
+        warmup_requests: 0,
+    };
     let s = load::run(addr, &send(), fill).await;
     if s.ok != tasks {
         return Err(format!("{} of {tasks} SendMessage answered: {:?}", s.ok, s.first_error));

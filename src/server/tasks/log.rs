@@ -54,6 +54,13 @@ impl EventLog {
         seq
     }
 
+    /// Takes the next sequence number without logging anything: for an event every consumer
+    /// gets otherwise (the task as created, which streams and push workers send as a snapshot).
+    pub fn skip(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq - 1
+    }
+
     pub fn last_seq(&self) -> Option<u64> {
         self.next_seq.checked_sub(1)
     }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::protocol::{Artifact, Message, Part, Role, StreamResponse, TaskArtifactUpdateEvent, TaskState};
 use crate::server::scenario::{Step, TemplateVars, render_parts};
 
-use super::store::TaskHandle;
+use super::store::{TaskHandle, TaskInner};
 
 /// Runs `steps` for the task: those before the first `sleep` at once, the rest in a tokio task of
 /// their own. `input` is the text that triggered the run (for templates). A run stops early when
@@ -15,19 +15,17 @@ use super::store::TaskHandle;
 /// A script that never waits (echo, most ACTS behaviours) is thus done before the call that
 /// started it answers, with no task to schedule and no one to wake; its events are in the log
 /// for whoever subscribed before, as they would be had it run elsewhere.
-pub fn spawn_run(handle: Arc<TaskHandle>, steps: Vec<Step>, input: String) {
-    let generation = handle.update(|t| {
+pub fn spawn_run(handle: Arc<TaskHandle>, steps: &[Step], input: String) {
+    let waits_at = steps.iter().position(|s| matches!(s, Step::Sleep { .. })).unwrap_or(steps.len());
+    // One update for the new run and its steps up to the first wait: one lock, one wake-up.
+    let (generation, go_on) = handle.update(|t| {
         t.run_generation += 1;
-        t.run_generation
+        let generation = t.run_generation;
+        let go_on = steps[..waits_at].iter().enumerate().all(|(i, step)| apply_to(t, i, step, &input, generation));
+        (generation, go_on)
     });
-    let mut steps = steps.into_iter().enumerate().peekable();
-    while let Some((i, step)) = steps.next_if(|(_, s)| !matches!(s, Step::Sleep { .. })) {
-        if !apply(&handle, i, step, &input, generation) {
-            return;
-        }
-    }
-    if steps.peek().is_some() {
-        let rest: Vec<(usize, Step)> = steps.collect();
+    if go_on && waits_at < steps.len() {
+        let rest: Vec<(usize, Step)> = steps.iter().cloned().enumerate().skip(waits_at).collect();
         tokio::spawn(async move { run(handle, rest, input, generation).await });
     }
 }
@@ -47,7 +45,7 @@ async fn run(handle: Arc<TaskHandle>, steps: Vec<(usize, Step)>, input: String, 
             }
             continue;
         }
-        if !apply(&handle, i, step, &input, generation) {
+        if !apply(&handle, i, &step, &input, generation) {
             return;
         }
     }
@@ -55,43 +53,46 @@ async fn run(handle: Arc<TaskHandle>, steps: Vec<(usize, Step)>, input: String, 
 
 /// Applies one status, artifact or reply step (the `i`th of the script); false when the run must
 /// stop (superseded, or the task already finished).
-fn apply(handle: &TaskHandle, i: usize, step: Step, input: &str, generation: u64) -> bool {
-    handle.update(|t| {
-        if t.run_generation != generation || t.state().is_terminal() {
-            return false;
+fn apply(handle: &TaskHandle, i: usize, step: &Step, input: &str, generation: u64) -> bool {
+    handle.update(|t| apply_to(t, i, step, input, generation))
+}
+
+/// [`apply`], under the task's lock.
+fn apply_to(t: &mut TaskInner, i: usize, step: &Step, input: &str, generation: u64) -> bool {
+    if t.run_generation != generation || t.state().is_terminal() {
+        return false;
+    }
+    let Some(task) = t.live_mut() else { return false };
+    let (task_id, context_id) = (task.id.clone(), task.context_id.clone());
+    let vars = TemplateVars { input, task_id: &task_id, context_id: &context_id };
+    match step {
+        Step::Status { state, text } => {
+            let message = text.as_ref().map(|s| agent_message(&task_id, &context_id, vec![Part::text(vars.render(s))]));
+            t.set_status(*state, message);
         }
-        let Some(task) = t.live_mut() else { return false };
-        let (task_id, context_id) = (task.id.clone(), task.context_id.clone());
-        let vars = TemplateVars { input, task_id: &task_id, context_id: &context_id };
-        match step {
-            Step::Status { state, text } => {
-                let message = text.map(|s| agent_message(&task_id, &context_id, vec![Part::text(vars.render(&s))]));
-                t.set_status(state, message);
-            }
-            Step::Artifact { artifact_id, name, parts, append, last_chunk } => {
-                let artifact = Artifact {
-                    artifact_id: artifact_id.unwrap_or_else(|| format!("artifact-{i}")),
-                    name: name.unwrap_or_default(),
-                    description: String::new(),
-                    parts: render_parts(&parts, &vars),
-                    metadata: None,
-                    extensions: Vec::new(),
-                };
-                merge_artifact(&mut task.artifacts, &artifact, append);
-                let ev = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-                    task_id,
-                    context_id,
-                    artifact,
-                    append,
-                    last_chunk,
-                    metadata: None,
-                });
-                t.log.push(ev, false);
-            }
-            Step::Reply { .. } | Step::Sleep { .. } => {}
+        Step::Artifact { artifact_id, name, parts, append, last_chunk } => {
+            let artifact = Artifact {
+                artifact_id: artifact_id.clone().unwrap_or_else(|| format!("artifact-{i}")),
+                name: name.clone().unwrap_or_default(),
+                description: String::new(),
+                parts: render_parts(parts, &vars),
+                metadata: None,
+                extensions: Vec::new(),
+            };
+            merge_artifact(&mut task.artifacts, &artifact, *append);
+            let ev = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id,
+                context_id,
+                artifact,
+                append: *append,
+                last_chunk: *last_chunk,
+                metadata: None,
+            });
+            t.log.push(ev, false);
         }
-        true
-    })
+        Step::Reply { .. } | Step::Sleep { .. } => {}
+    }
+    true
 }
 
 /// Applies an artifact update to the task's artifact list (§4.2.2 `append`).
@@ -106,7 +107,7 @@ fn merge_artifact(list: &mut Vec<Artifact>, update: &Artifact, append: bool) {
 /// A message from the agent in the given task and context.
 pub fn agent_message(task_id: &str, context_id: &str, parts: Vec<Part>) -> Message {
     Message {
-        message_id: uuid::Uuid::new_v4().to_string(),
+        message_id: crate::server::ids::new_id(),
         context_id: context_id.to_owned(),
         task_id: task_id.to_owned(),
         role: Role::Agent,
@@ -168,7 +169,7 @@ mod tests {
             append: false,
             last_chunk: false,
         };
-        spawn_run(h.clone(), vec![status(TaskState::Working), art, status(TaskState::Completed)], "x".into());
+        spawn_run(h.clone(), &[status(TaskState::Working), art, status(TaskState::Completed)], "x".into());
         let g = h.lock();
         assert_eq!(g.state(), TaskState::Completed);
         let t = g.task();
@@ -182,7 +183,7 @@ mod tests {
         let h = task(&store);
         let steps = vec![status(TaskState::Working), Step::Sleep { ms: 20 }, status(TaskState::Completed)];
         let mut sub = h.subscribe_after(Some(0));
-        spawn_run(h.clone(), steps, String::new());
+        spawn_run(h.clone(), &steps, String::new());
         assert_eq!(h.lock().state(), TaskState::Working);
         tokio::time::timeout(Duration::from_secs(10), sub.settled()).await.unwrap();
         assert_eq!(h.lock().state(), TaskState::Completed);
@@ -193,7 +194,7 @@ mod tests {
         let store = TaskStore::new(8, 64, 8);
         let h = task(&store);
         let steps = vec![status(TaskState::Working), Step::Sleep { ms: 600_000 }, status(TaskState::Completed)];
-        spawn_run(h.clone(), steps, String::new());
+        spawn_run(h.clone(), &steps, String::new());
         tokio::task::yield_now().await;
         cancel(&h).unwrap();
         drop(store);

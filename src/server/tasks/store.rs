@@ -85,7 +85,10 @@ impl TaskInner {
     /// From now on the task is its JSON.
     fn finish(&mut self) {
         let Body::Live(task) = &mut self.body else { return };
-        let json = serde_json::to_string(&**task).expect("protocol types serialize").into_boxed_str();
+        // Sized for a small task at once: growing the buffer step by step showed in profiles.
+        let mut buf = Vec::with_capacity(1024);
+        serde_json::to_writer(&mut buf, &**task).expect("protocol types serialize");
+        let json = String::from_utf8(buf).expect("serde_json writes UTF-8").into_boxed_str();
         let context_id = std::mem::take(&mut task.context_id);
         self.body = Body::Finished { json, context_id, state: task.status.state, timestamp: task.status.timestamp };
     }
@@ -133,10 +136,19 @@ impl TaskInner {
     /// The task as JSON with at most `history_length` messages and artifacts only if
     /// `include_artifacts` (see [`super::view::view`]); a finished task shown whole costs a copy.
     pub fn task_json(&self, history_length: Option<i32>, include_artifacts: bool) -> String {
+        let mut out = String::new();
+        self.write_task_json(&mut out, history_length, include_artifacts);
+        out
+    }
+
+    /// [`TaskInner::task_json`], appended to `out`.
+    pub fn write_task_json(&self, out: &mut String, history_length: Option<i32>, include_artifacts: bool) {
         match &self.body {
-            Body::Finished { json, .. } if history_length.is_none() && include_artifacts => json.to_string(),
-            _ => serde_json::to_string(&super::view::view(&self.task(), history_length, include_artifacts))
-                .expect("protocol types serialize"),
+            Body::Finished { json, .. } if history_length.is_none() && include_artifacts => out.push_str(json),
+            _ => {
+                let task = super::view::view(&self.task(), history_length, include_artifacts);
+                out.push_str(&serde_json::to_string(&task).expect("protocol types serialize"));
+            }
         }
     }
 }
@@ -269,17 +281,20 @@ impl Subscription {
         }
     }
 
-    /// Waits until the task settles after the cursor: an event that ends a stream (a terminal or
-    /// interrupted state), or the task finished. Reads no events, so it copies none.
+    /// True once the task has settled after the cursor: an event that ends a stream (a terminal
+    /// or interrupted state) came, or the task finished. Reads no events, so it copies none.
+    pub fn is_settled(&self) -> bool {
+        let g = self.handle.lock();
+        g.state().is_terminal() || g.log.closes_after(self.cursor)
+    }
+
+    /// Waits until [`Subscription::is_settled`].
     pub async fn settled(&mut self) {
         loop {
             let mut changed = std::pin::pin!(self.handle.changed.notified());
             changed.as_mut().enable();
-            {
-                let g = self.handle.lock();
-                if g.state().is_terminal() || g.log.closes_after(self.cursor) {
-                    return;
-                }
+            if self.is_settled() {
+                return;
             }
             changed.await;
         }
@@ -322,20 +337,20 @@ impl Index {
         }
     }
 
-    /// Removes the task that finished longest ago and has no subscriber. A subscriber of a finished
-    /// task is passing (a stream sending its last event, a blocking call answering, a push worker
-    /// delivering), so the tasks passed over number at most the live subscriptions, whatever the
-    /// size of the store. False when every stored task is unfinished or followed.
-    fn evict_one(&mut self) -> bool {
+    /// Removes the task that finished longest ago and has no subscriber, and returns it so that
+    /// the caller frees it after unlocking. A subscriber of a finished task is passing (a stream
+    /// sending its last event, a blocking call answering, a push worker delivering), so the tasks
+    /// passed over number at most the live subscriptions, whatever the size of the store. `None`
+    /// when every stored task is unfinished or followed.
+    fn evict_one(&mut self) -> Option<Arc<TaskHandle>> {
         while let Some(i) = self.finished.iter().position(|h| h.subscriber_count() == 0) {
             let h = self.finished.remove(i).expect("the position found is in range");
             // Only the entry for this very task frees a slot (defensive: a task finishes once).
             if self.tasks.get(&h.id).is_some_and(|stored| Arc::ptr_eq(stored, &h)) {
-                self.tasks.remove(&h.id);
-                return true;
+                return self.tasks.remove(&h.id);
             }
         }
-        false
+        None
     }
 }
 
@@ -369,7 +384,7 @@ impl TaskStore {
         lock_index(&self.index)
     }
 
-    /// Stores a new SUBMITTED task holding `first` in its history, and logs the Task event (seq 0).
+    /// Stores a new SUBMITTED task holding `first` in its history; the task as created is event 0.
     pub fn create(
         &self,
         tenant: &str,
@@ -378,7 +393,7 @@ impl TaskStore {
         first: Message,
         scenario: Arc<Scenario>,
     ) -> Result<Arc<TaskHandle>, StoreFull> {
-        let id = uuid::Uuid::new_v4().to_string();
+        let id = crate::server::ids::new_id();
         let mut first = first;
         first.task_id = id.clone();
         first.context_id = context_id.clone();
@@ -391,7 +406,9 @@ impl TaskStore {
             metadata: None,
         };
         let mut log = EventLog::new(self.max_events);
-        log.push(StreamResponse::Task(task.clone()), false);
+        // Event 0 is the task as created. Whoever needs it gets it as a snapshot of its own (a
+        // stream's first event, a push worker's first delivery), so the log keeps no copy.
+        log.skip();
         let handle = Arc::new(TaskHandle {
             tenant: tenant.to_owned(),
             owner: owner.to_owned(),
@@ -411,13 +428,19 @@ impl TaskStore {
             open_streams: AtomicUsize::new(0),
             store: Arc::downgrade(&self.index),
         });
-        let mut index = self.index();
-        while index.tasks.len() >= self.max_tasks {
-            if !index.evict_one() {
-                return Err(StoreFull { limit: self.max_tasks });
+        let mut evicted = None;
+        {
+            let mut index = self.index();
+            while index.tasks.len() >= self.max_tasks {
+                match index.evict_one() {
+                    Some(h) => evicted = Some(h),
+                    None => return Err(StoreFull { limit: self.max_tasks }),
+                }
             }
+            index.tasks.insert(id, handle.clone());
         }
-        index.tasks.insert(id, handle.clone());
+        // Freed here, after unlocking: no other task waits on this one's memory being returned.
+        drop(evicted);
         Ok(handle)
     }
 
@@ -527,7 +550,7 @@ mod tests {
         let (a, b) = (create(&s).unwrap(), create(&s).unwrap());
         finish(&a);
         finish(&b);
-        let sub = a.subscribe_after(None);
+        let sub = a.subscribe_after(Some(0));
         let c = create(&s).unwrap();
         assert!(stored(&s, &a), "a has a subscriber");
         assert!(!stored(&s, &b));
@@ -543,7 +566,7 @@ mod tests {
         let s = store(1);
         let a = create(&s).unwrap();
         finish(&a);
-        let _sub = a.subscribe_after(None);
+        let _sub = a.subscribe_after(Some(0));
         assert!(create(&s).is_err());
         assert!(stored(&s, &a));
     }
@@ -609,7 +632,7 @@ mod tests {
         assert_eq!(followed.lock().log.last_seq(), Some(1), "sequence numbers stay");
         let alone = create(&s).unwrap();
         finish(&alone);
-        assert!(alone.lock().log.after(None).is_err());
+        assert!(alone.lock().log.after(Some(0)).is_err());
     }
 
     #[tokio::test]
