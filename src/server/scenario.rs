@@ -183,11 +183,30 @@ pub struct TemplateVars<'a> {
 }
 
 impl TemplateVars<'_> {
+    /// `s` with `{{input}}`, `{{taskId}}` and `{{contextId}}` filled in, in one pass: a value that
+    /// itself reads like a placeholder (an input of `{{taskId}}`) is echoed as it is.
     pub fn render(&self, s: &str) -> String {
-        if !s.contains("{{") {
-            return s.to_owned();
+        let mut out = String::with_capacity(s.len() + self.input.len());
+        let mut rest = s;
+        while let Some(at) = rest.find("{{") {
+            out.push_str(&rest[..at]);
+            rest = &rest[at..];
+            let filled = [("{{input}}", self.input), ("{{taskId}}", self.task_id), ("{{contextId}}", self.context_id)]
+                .into_iter()
+                .find(|(name, _)| rest.starts_with(name));
+            match filled {
+                Some((name, value)) => {
+                    out.push_str(value);
+                    rest = &rest[name.len()..];
+                }
+                None => {
+                    out.push_str("{{");
+                    rest = &rest[2..];
+                }
+            }
         }
-        s.replace("{{input}}", self.input).replace("{{taskId}}", self.task_id).replace("{{contextId}}", self.context_id)
+        out.push_str(rest);
+        out
     }
 }
 
@@ -330,6 +349,15 @@ mod tests {
             extensions: Vec::new(),
             reference_task_ids: Vec::new(),
         }
+    }
+
+    #[test]
+    fn templates_fill_each_placeholder_once() {
+        let vars = TemplateVars { input: "{{taskId}} hi", task_id: "t-1", context_id: "c-1" };
+        assert_eq!(vars.render("{{input}} / {{taskId}} / {{contextId}}"), "{{taskId}} hi / t-1 / c-1");
+        assert_eq!(vars.render("no placeholder"), "no placeholder");
+        assert_eq!(vars.render("{{unknown}} {{ {{input}}"), "{{unknown}} {{ {{taskId}} hi");
+        assert_eq!(vars.render("tail {{"), "tail {{");
     }
 
     #[test]

@@ -52,6 +52,8 @@ struct Bounds {
     suite_runs: usize,
     startups: usize,
     first_events: u64,
+    /// Trials of each load point; the fastest is kept.
+    trials: usize,
 }
 
 impl Bounds {
@@ -65,16 +67,18 @@ impl Bounds {
                 suite_runs: 1,
                 startups: 1,
                 first_events: 20,
+                trials: 1,
             }
         } else {
             Bounds {
-                point_time: Duration::from_millis(1_000),
-                warmup: Duration::from_millis(200),
+                point_time: Duration::from_millis(400),
+                warmup: Duration::from_millis(150),
                 max_requests: 200_000,
                 max_streams: 1_000,
                 suite_runs: 3,
                 startups: 5,
                 first_events: 300,
+                trials: 3,
             }
         }
     }
@@ -284,6 +288,18 @@ impl Baselines {
 
 const MIB: f64 = 1024.0 * 1024.0;
 
+/// The faster of two trials, keeping any failure: on a shared machine, noise only ever slows a
+/// run down, so the fastest of a few short trials is the figure it disturbed least. A trial with
+/// errors is reported rather than hidden behind a clean one.
+fn faster(best: Option<Sample>, trial: Sample, events: bool) -> Option<Sample> {
+    let rate = |s: &Sample| if events { s.per_second(s.events) } else { s.per_second(s.ok) };
+    match best {
+        Some(b) if b.errors > 0 => Some(b),
+        Some(b) if trial.errors == 0 && rate(&b) >= rate(&trial) => Some(b),
+        _ => Some(trial),
+    }
+}
+
 /// A server answering `GET /` with a fixed JSON body, as cheap as axum gets: the floor every
 /// other figure is measured against.
 async fn bare_server() -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
@@ -395,13 +411,19 @@ pub async fn run(opts: &BenchOptions) -> anyhow::Result<Bench> {
     let config = || MockConfig { scenario_dir: Some(scenarios.0.clone()), ..MockConfig::default() };
 
     let mut points = Vec::new();
-    note("baselines: the bare handler and the mock's card endpoint");
+    let trials = b.trials;
+    note(format!("baselines: the bare handler and the mock's card endpoint (best of {trials} trials each)"));
     let card_mock = MockServer::start(config()).await?;
     for conns in CONNS {
-        let s = load::run(bare_addr, &Template::get("/"), b.shape(conns, b.max_requests)).await;
-        points.push(Point::new("bare", None, conns, &s, false));
-        let s = load::run(card_mock.addr(), &Template::get(WELL_KNOWN_PATH), b.shape(conns, b.max_requests)).await;
-        points.push(Point::new("card", None, conns, &s, false));
+        let (mut bare, mut card) = (None, None);
+        // Interleaved, so that a noisy moment of the machine does not land on one side only.
+        for _ in 0..trials {
+            bare = faster(bare, load::run(bare_addr, &Template::get("/"), b.shape(conns, b.max_requests)).await, false);
+            let card_load = Template::get(WELL_KNOWN_PATH);
+            card = faster(card, load::run(card_mock.addr(), &card_load, b.shape(conns, b.max_requests)).await, false);
+        }
+        points.push(Point::new("bare", None, conns, &bare.unwrap_or_default(), false));
+        points.push(Point::new("card", None, conns, &card.unwrap_or_default(), false));
     }
     card_mock.shutdown().await;
     bare_join.abort();
@@ -409,20 +431,26 @@ pub async fn run(opts: &BenchOptions) -> anyhow::Result<Bench> {
     note("the mock with its store empty: SendMessage, GetTask, a long SSE stream");
     let max_tasks = MockConfig::default().limits.max_tasks as u64;
     for conns in CONNS {
-        // A fresh mock for each, held under half its task limit so that no eviction happens.
-        let m = MockServer::start(config()).await?;
-        let s = load::run(m.addr(), &send(), b.shape_within(conns, max_tasks / 2)).await;
-        points.push(Point::new("send", Some("empty"), conns, &s, false));
-        m.shutdown().await;
-        let m = MockServer::start(config()).await?;
-        let id = stored_task(m.addr()).await?;
-        let s = load::run(m.addr(), &get_task(&id), b.shape(conns, b.max_requests)).await;
-        points.push(Point::new("get", Some("empty"), conns, &s, false));
-        m.shutdown().await;
-        let m = MockServer::start(config()).await?;
-        let s = load::run(m.addr(), &stream("bench-long-stream"), b.shape_within(conns, b.max_streams)).await;
-        points.push(Point::new("stream", Some("empty"), conns, &s, true));
-        m.shutdown().await;
+        let (mut send_best, mut get_best, mut stream_best) = (None, None, None);
+        for _ in 0..trials {
+            // A fresh mock for each trial, held under half its task limit so that nothing is evicted.
+            let m = MockServer::start(config()).await?;
+            let s = load::run(m.addr(), &send(), b.shape_within(conns, max_tasks / 2)).await;
+            send_best = faster(send_best, s, false);
+            m.shutdown().await;
+            let m = MockServer::start(config()).await?;
+            let id = stored_task(m.addr()).await?;
+            get_best =
+                faster(get_best, load::run(m.addr(), &get_task(&id), b.shape(conns, b.max_requests)).await, false);
+            m.shutdown().await;
+            let m = MockServer::start(config()).await?;
+            let s = load::run(m.addr(), &stream("bench-long-stream"), b.shape_within(conns, b.max_streams)).await;
+            stream_best = faster(stream_best, s, true);
+            m.shutdown().await;
+        }
+        points.push(Point::new("send", Some("empty"), conns, &send_best.unwrap_or_default(), false));
+        points.push(Point::new("get", Some("empty"), conns, &get_best.unwrap_or_default(), false));
+        points.push(Point::new("stream", Some("empty"), conns, &stream_best.unwrap_or_default(), true));
     }
 
     note(format!("the mock with its store full ({max_tasks} tasks)"));
@@ -439,13 +467,18 @@ pub async fn run(opts: &BenchOptions) -> anyhow::Result<Bench> {
         note(format!("the store holds {} tasks, not {max_tasks}: {:?}", full.app().store.len(), filled.first_error));
     }
     for conns in CONNS {
-        let id = stored_task(full.addr()).await?;
-        let s = load::run(full.addr(), &get_task(&id), b.shape(conns, b.max_requests)).await;
-        points.push(Point::new("get", Some("full"), conns, &s, false));
-        let s = load::run(full.addr(), &send(), b.shape(conns, b.max_requests)).await;
-        points.push(Point::new("send", Some("full"), conns, &s, false));
-        let s = load::run(full.addr(), &stream("bench-long-stream"), b.shape(conns, b.max_streams)).await;
-        points.push(Point::new("stream", Some("full"), conns, &s, true));
+        let (mut send_best, mut get_best, mut stream_best) = (None, None, None);
+        for _ in 0..trials {
+            let id = stored_task(full.addr()).await?;
+            let s = load::run(full.addr(), &get_task(&id), b.shape(conns, b.max_requests)).await;
+            get_best = faster(get_best, s, false);
+            send_best = faster(send_best, load::run(full.addr(), &send(), b.shape(conns, b.max_requests)).await, false);
+            let s = load::run(full.addr(), &stream("bench-long-stream"), b.shape(conns, b.max_streams)).await;
+            stream_best = faster(stream_best, s, true);
+        }
+        points.push(Point::new("get", Some("full"), conns, &get_best.unwrap_or_default(), false));
+        points.push(Point::new("send", Some("full"), conns, &send_best.unwrap_or_default(), false));
+        points.push(Point::new("stream", Some("full"), conns, &stream_best.unwrap_or_default(), true));
     }
     full.shutdown().await;
     add_ratios(&mut points);
@@ -842,6 +875,18 @@ mod tests {
         assert_eq!(f.vs_card, None);
         let f = b.duration("x", "x", Some(0.5), "ms", None);
         assert_eq!(f.vs_bare, Some(10.0));
+    }
+
+    #[test]
+    fn the_fastest_clean_trial_is_kept_and_a_failing_one_is_not_hidden() {
+        let trial = |ok: u64, errors: u64| Sample { ok, errors, elapsed: Duration::from_secs(1), ..Sample::default() };
+        let best = faster(faster(None, trial(10, 0), false), trial(30, 0), false);
+        assert_eq!(best.as_ref().map(|s| s.ok), Some(30));
+        let best = faster(best, trial(20, 0), false);
+        assert_eq!(best.as_ref().map(|s| s.ok), Some(30));
+        let failed = faster(best, trial(5, 1), false);
+        assert_eq!(failed.as_ref().map(|s| s.errors), Some(1));
+        assert_eq!(faster(failed, trial(50, 0), false).map(|s| s.errors), Some(1));
     }
 
     #[test]
