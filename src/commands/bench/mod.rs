@@ -610,6 +610,13 @@ async fn suite(runs: usize) -> (Option<f64>, Option<usize>, Option<String>) {
 async fn idle_mock_rss(exe: &Path) -> Result<f64, String> {
     let (child, url) = procs::start_mock(exe, &[], Duration::from_secs(10)).await?;
     let addr = addr_of(&url)?;
+    warm_up(addr).await;
+    procs::rss(Some(child.id()), Rss::Current).map(|v| v as f64).ok_or_else(|| "no /proc/PID/status".into())
+}
+
+/// A few card requests, so that connections, buffers and the first allocations exist before a
+/// memory measurement starts.
+async fn warm_up(addr: SocketAddr) {
     let warm = Shape {
         conns: 16,
         max_requests: 64,
@@ -619,7 +626,6 @@ async fn idle_mock_rss(exe: &Path) -> Result<f64, String> {
     };
     load::run(addr, &Template::get(WELL_KNOWN_PATH), warm).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
-    procs::rss(Some(child.id()), Rss::Current).map(|v| v as f64).ok_or_else(|| "no /proc/PID/status".into())
 }
 
 fn addr_of(url: &str) -> Result<SocketAddr, String> {
@@ -648,16 +654,7 @@ async fn mock_startup(exe: &Path, runs: usize) -> Result<Duration, String> {
 async fn memory_per_10k(exe: &Path, tasks: u64) -> Result<f64, String> {
     let (child, url) = procs::start_mock(exe, &[], Duration::from_secs(10)).await?;
     let addr = addr_of(&url)?;
-    // Connections, buffers and the first allocations exist before the measurement starts.
-    let warm = Shape {
-        conns: 16,
-        max_requests: 64,
-        max_time: Duration::from_secs(10),
-        warmup: Duration::ZERO,
-        warmup_requests: 0,
-    };
-    load::run(addr, &Template::get(WELL_KNOWN_PATH), warm).await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    warm_up(addr).await;
     let before = procs::rss(Some(child.id()), Rss::Current).ok_or("no /proc/PID/status")?;
     let fill = Shape {
         conns: 16,
