@@ -59,7 +59,7 @@ fn check(id: &str, profile: &str, level: Level, outcome: Outcome) -> CheckResult
         suite: format!("{profile}-suite"),
         profile: profile.into(),
         level,
-        spec: SpecRef { section: "3.1.4".into(), requirement: "The server MUST do it.".into() },
+        spec: SpecRef { section: "3.1.4".into(), requirement: "The server MUST do it.".into(), ..SpecRef::default() },
         outcome,
         skip_reason: None,
         skip_detail: None,

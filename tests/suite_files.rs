@@ -157,8 +157,11 @@ fn every_test_is_complete_and_ids_are_unique() {
         if t.section.as_deref().is_none_or(|s| s.trim().is_empty()) {
             problems.push(format!("{file}: {} has no section", t.id));
         }
-        if t.requirement.as_deref().is_none_or(|s| s.trim().is_empty()) {
+        if t.quotes().iter().all(|q| q.text.trim().is_empty()) {
             problems.push(format!("{file}: {} has no requirement", t.id));
+        }
+        if t.level == a2a_conform::report::Level::Info && t.scored != Some(false) {
+            problems.push(format!("{file}: {} is level info (no keyword sentence) but not `scored: false`", t.id));
         }
         for problem in house_rules(t) {
             problems.push(format!("{file}: {}: {problem}", t.id));
@@ -248,8 +251,8 @@ fn house_rules(t: &Test) -> Vec<String> {
     if !id.is_match(&t.id) {
         out.push("the id is not upper-case words joined by '-'".into());
     }
-    if t.requirement.as_deref().is_some_and(|r| r.trim().len() < 10) {
-        out.push("the requirement is not a sentence".into());
+    if t.quotes().iter().any(|q| q.text.trim().len() < 10) {
+        out.push("a quote of the requirement is not a sentence".into());
     }
     for b in &t.requires_behaviors {
         if !behavior.is_match(b) {

@@ -14,7 +14,7 @@ use super::model::{
 };
 
 /// Version of the report format; bump minor for additive changes, major for removals or renames.
-pub const SCHEMA_VERSION: &str = "1.2.0";
+pub const SCHEMA_VERSION: &str = "1.3.0";
 
 /// ACTS format version the report is a superset of.
 pub const ACTS_VERSION: &str = "1.0";
@@ -85,6 +85,9 @@ pub struct ByLevel {
     pub must: Counts,
     pub should: Counts,
     pub may: Counts,
+    /// Checks with no keyword sentence behind them (never scored).
+    #[serde(default)]
+    pub info: Counts,
 }
 
 impl ByLevel {
@@ -93,6 +96,7 @@ impl ByLevel {
             Level::Must => &self.must,
             Level::Should => &self.should,
             Level::May => &self.may,
+            Level::Info => &self.info,
         }
     }
 
@@ -101,6 +105,7 @@ impl ByLevel {
             Level::Must => &mut self.must,
             Level::Should => &mut self.should,
             Level::May => &mut self.may,
+            Level::Info => &mut self.info,
         }
     }
 }

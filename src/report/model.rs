@@ -89,16 +89,19 @@ impl SkipReason {
     }
 }
 
-/// Conformance level of a requirement (RFC 2119).
+/// Conformance level of a requirement: the RFC 2119 keyword of the sentence a check quotes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
-    /// MUST / MUST NOT / REQUIRED.
+    /// MUST / MUST NOT / REQUIRED / SHALL.
     Must,
     /// SHOULD / SHOULD NOT / RECOMMENDED.
     Should,
     /// MAY / OPTIONAL.
     May,
+    /// The spec has no keyword sentence for what the check looks at: what it finds is reported,
+    /// never scored.
+    Info,
 }
 
 impl Level {
@@ -107,6 +110,7 @@ impl Level {
             Level::Must => "must",
             Level::Should => "should",
             Level::May => "may",
+            Level::Info => "info",
         }
     }
 
@@ -116,19 +120,70 @@ impl Level {
             Level::Must => Outcome::Fail,
             Level::Should if strict => Outcome::Fail,
             Level::Should => Outcome::Warn,
-            Level::May => Outcome::Info,
+            Level::May | Level::Info => Outcome::Info,
         }
     }
 }
 
-/// Where a requirement is stated.
+/// Where a requirement is stated: the section, and the spec's own words.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SpecRef {
-    /// Section of the A2A 1.0 specification, e.g. `3.1.4`.
+    /// Section of the A2A 1.0 specification, e.g. `3.1.4` (for a check that quotes only the proto or
+    /// JSON-RPC 2.0: the section of its first quote there).
     pub section: String,
-    /// The requirement, quoted in one sentence.
+    /// The quoted sentence(s) as one line (quotes joined by " … "), for readers of the ACTS subset.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub requirement: String,
+    /// Each quoted sentence with the text and section it stands in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quotes: Vec<Quote>,
+    /// The kit's reading of the quoted words, where it needs one; shown apart from the quotes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interpretation: Option<String>,
+}
+
+impl SpecRef {
+    /// A reference made of quotes: `requirement` is their words joined.
+    pub fn quoted(section: impl Into<String>, quotes: Vec<Quote>, interpretation: Option<String>) -> SpecRef {
+        let requirement = quotes.iter().map(|q| q.text.as_str()).collect::<Vec<_>>().join(" … ");
+        SpecRef { section: section.into(), requirement, quotes, interpretation }
+    }
+
+    /// The quotes to show: the structured ones, or the one-line requirement of an older report.
+    pub fn shown_quotes(&self) -> Vec<Quote> {
+        if !self.quotes.is_empty() {
+            return self.quotes.clone();
+        }
+        if self.requirement.is_empty() {
+            return Vec::new();
+        }
+        vec![Quote { text: self.requirement.clone(), source: "a2a-spec".into(), section: self.section.clone() }]
+    }
+}
+
+/// One verbatim sentence of a normative text.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Quote {
+    pub text: String,
+    /// `a2a-spec` (specification.md), `a2a-proto` (a2a.proto) or `jsonrpc-2.0`.
+    pub source: String,
+    /// The section it stands in (for the proto: a definition such as `Task`, or the spec section
+    /// that renders it).
+    pub section: String,
+}
+
+impl Quote {
+    /// Where a reader finds it: `A2A 1.0 §3.3.2`, `A2A 1.0 a2a.proto Task`, `JSON-RPC 2.0 §4.1`.
+    pub fn place(&self) -> String {
+        let numbered = self.section.chars().next().is_some_and(|c| c.is_ascii_digit())
+            || (self.section.len() > 1 && self.section.as_bytes()[1] == b'.');
+        let section = if numbered { format!("§{}", self.section) } else { self.section.clone() };
+        match self.source.as_str() {
+            "a2a-proto" => format!("A2A 1.0 a2a.proto {section}"),
+            "jsonrpc-2.0" => format!("JSON-RPC 2.0 {section}"),
+            _ => format!("A2A 1.0 {section}"),
+        }
+    }
 }
 
 /// What went wrong in a failed, warned or errored check.

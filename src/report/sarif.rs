@@ -100,7 +100,7 @@ fn level_of(level: Level) -> &'static str {
     match level {
         Level::Must => "error",
         Level::Should => "warning",
-        Level::May => "note",
+        Level::May | Level::Info => "note",
     }
 }
 

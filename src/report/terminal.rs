@@ -82,7 +82,7 @@ pub fn render(report: &Report, color: bool) -> String {
 
     // By level, as ACTS §12.7 suggests.
     let _ = writeln!(out, "{}", p.paint(BOLD, "Levels"));
-    for level in [Level::Must, Level::Should, Level::May] {
+    for level in [Level::Must, Level::Should, Level::May, Level::Info] {
         let c = report.summary.by_level.get(level);
         if c.total == 0 {
             continue;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::report::Level;
+use crate::spec::Source;
 
 /// An ACTS document: one file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -62,9 +63,16 @@ pub struct Test {
     /// ext: section of the A2A 1.0 specification, e.g. `3.1.4`.
     #[serde(default)]
     pub section: Option<String>,
-    /// ext: the requirement quoted in one sentence.
+    /// ext: the spec's own words behind the check, verbatim: one quote, or several for a
+    /// requirement spread over sentences (`tests/spec_quotes.rs` finds each in `fixtures/spec/`).
     #[serde(default)]
-    pub requirement: Option<String>,
+    pub requirement: Option<Requirement>,
+    /// ext: the text the quotes come from when a quote does not say (default: the A2A spec).
+    #[serde(default)]
+    pub source: Option<Source>,
+    /// ext: the kit's reading of the quoted words, where it needs one; findings show it apart.
+    #[serde(default)]
+    pub interpretation: Option<String>,
     /// ext: profile (overrides the suite's).
     #[serde(default)]
     pub profile: Option<String>,
@@ -101,6 +109,59 @@ pub struct Test {
     /// Assertions after all steps.
     #[serde(default)]
     pub assertions: Vec<NamedAssertion>,
+}
+
+/// A check's quoted requirement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Requirement {
+    One(String),
+    Many(Vec<QuoteItem>),
+}
+
+/// One quote of a requirement: its words, or its words with the text and section they stand in
+/// when those differ from the check's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum QuoteItem {
+    Words(String),
+    Placed {
+        quote: String,
+        #[serde(default)]
+        source: Option<Source>,
+        #[serde(default)]
+        section: Option<String>,
+    },
+}
+
+/// A quote with its text and section resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedQuote {
+    pub text: String,
+    pub source: Source,
+    /// Empty when neither the quote nor the check names one.
+    pub section: String,
+}
+
+impl Test {
+    /// The check's quotes, each with its source and section (the quote's own, else the check's).
+    pub fn quotes(&self) -> Vec<ResolvedQuote> {
+        let source = self.source.unwrap_or_default();
+        let section = self.section.clone().unwrap_or_default();
+        let resolve = |item: &QuoteItem| match item {
+            QuoteItem::Words(w) => ResolvedQuote { text: w.clone(), source, section: section.clone() },
+            QuoteItem::Placed { quote, source: s, section: sec } => ResolvedQuote {
+                text: quote.clone(),
+                source: s.unwrap_or(source),
+                section: sec.clone().unwrap_or_else(|| section.clone()),
+            },
+        };
+        match &self.requirement {
+            None => Vec::new(),
+            Some(Requirement::One(w)) => vec![resolve(&QuoteItem::Words(w.clone()))],
+            Some(Requirement::Many(items)) => items.iter().map(resolve).collect(),
+        }
+    }
 }
 
 /// What the card must declare for a test to apply (§3.3).

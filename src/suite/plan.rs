@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::behaviors::Behaviors;
 use super::loader::LoadedSuite;
 use super::model::Test;
-use crate::report::{CheckMeta, SkipReason, SpecRef};
+use crate::report::{CheckMeta, Quote, SkipReason, SpecRef};
 
 /// Profiles whose checks are shown but never change the verdict (DESIGN "Profiles").
 pub const UNSCORED_PROFILES: &[&str] = &["caps", "resume"];
@@ -67,13 +67,25 @@ impl PlannedCheck {
             suite: self.suite.clone(),
             profile: self.profile.clone(),
             level: t.level,
-            spec: SpecRef {
-                section: t.section.clone().or_else(|| t.spec_ref.clone()).unwrap_or_default(),
-                requirement: t.requirement.clone().or_else(|| t.description.clone()).unwrap_or_default(),
-            },
+            spec: spec_ref(t),
             scored: self.scored,
         }
     }
+}
+
+/// The check's quotes as a report carries them; an ACTS test without quotes shows its description.
+fn spec_ref(t: &Test) -> SpecRef {
+    let section = t.section.clone().or_else(|| t.spec_ref.clone()).unwrap_or_default();
+    let quotes: Vec<Quote> = t
+        .quotes()
+        .into_iter()
+        .map(|q| Quote { text: q.text, source: q.source.as_str().to_owned(), section: q.section })
+        .collect();
+    if quotes.is_empty() {
+        let requirement = t.description.clone().unwrap_or_default();
+        return SpecRef { section, requirement, quotes, interpretation: t.interpretation.clone() };
+    }
+    SpecRef::quoted(section, quotes, t.interpretation.clone())
 }
 
 /// How to choose checks.
