@@ -7,6 +7,7 @@
 //! No other layer is imported: the checker and the tests both read the spec through here.
 
 mod normalize;
+mod rendered;
 mod sections;
 mod sentences;
 
@@ -52,10 +53,18 @@ impl Source {
         }
     }
 
+    const PROTO: &'static str = include_str!("../../fixtures/spec/a2a.proto");
+
+    /// The text as a reader of the published document sees it: the specification with the
+    /// sentences its macros render (see `rendered`), the proto and JSON-RPC 2.0 as they are.
     fn raw(self) -> &'static str {
         match self {
-            Source::Spec => include_str!("../../fixtures/spec/specification.md"),
-            Source::Proto => include_str!("../../fixtures/spec/a2a.proto"),
+            Source::Spec => {
+                let spec = include_str!("../../fixtures/spec/specification.md");
+                // Parsed once per process (see `text`), so the one allocation lives as long as it.
+                Box::leak(rendered::with_oneof_notes(spec, Source::PROTO).into_boxed_str())
+            }
+            Source::Proto => Source::PROTO,
             Source::JsonRpc => include_str!("../../fixtures/spec/jsonrpc-2.0.md"),
         }
     }
@@ -269,6 +278,13 @@ mod tests {
         // A comment spread over several `//` lines reads as one sentence.
         let c = "The server MUST NOT return more messages than the provided value, but MAY apply a lower limit.";
         assert!(proto.find(c).iter().any(|l| l.definition.as_deref() == Some("SendMessageConfiguration")));
+    }
+
+    #[test]
+    fn the_rendered_oneof_notes_can_be_quoted() {
+        let at = Source::Spec.text().find("A Part MUST contain exactly one of the following: text, raw, url, data");
+        assert_eq!(at.len(), 1);
+        assert_eq!(at[0].section.as_deref(), Some("4.1.6"));
     }
 
     #[test]
