@@ -73,6 +73,8 @@ pub fn evidence(port: u16, step: &str) -> Evidence {
 }
 
 /// Results of a run against an agent on `port`; `task` stands for the ids the agent made up.
+/// The ids are borrowed to look real; their levels, profiles and texts are the sample's own (chosen to
+/// cover every rendering), not those of the built-in checks of the same id.
 pub fn results(port: u16, task: &str) -> Vec<CheckResult> {
     let mut v = vec![
         check("CORE-CARD-001", "core", Level::Must, Outcome::Pass),
