@@ -315,9 +315,11 @@ fn quote(out: &mut String, q: &Quote, p: &Painter) {
     let lines = wrap_lines(&quotes::marked(q), BODY - 1);
     let place = quotes::attribution(q);
     let last = lines.len().saturating_sub(1);
-    let fits = lines.get(last).is_some_and(|l| l.chars().count() + 1 + place.chars().count() <= BODY - 1);
+    let lead = |i: usize| if i == 0 { "" } else { " " };
+    let fits =
+        lines.get(last).is_some_and(|l| lead(last).len() + l.chars().count() + 1 + place.chars().count() <= BODY);
     for (i, line) in lines.iter().enumerate() {
-        let lead = if i == 0 { "" } else { " " };
+        let lead = lead(i);
         let tail = if i == last && fits { format!(" {}", p.paint(DIM, &place)) } else { String::new() };
         let _ = writeln!(out, "{INDENT}{lead}{line}{tail}");
     }
