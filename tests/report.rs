@@ -443,11 +443,13 @@ fn terminal_rendering_without_color() {
         "       history length the server MUST return at most that many of the most recent messages in the"
     );
     assert_eq!(lines[4], "       history field.” — A2A 1.0 §3.1.4");
-    // A place that does not fit after the quote's last word gets a line of its own, never cut.
-    assert_eq!(lines[5], "      “TaskState state = 1 [(google.api.field_behavior) = REQUIRED];”");
-    assert_eq!(lines[6], "       — A2A 1.0 a2a.proto TaskStatus");
-    assert_eq!(lines[7], format!("      kit's reading: {GET_READING}"));
-    assert_eq!(lines[8], "      Expected state TASK_STATE_COMPLETED but got TASK_STATE_WORKING");
+    // Quote and place just fill the 100 columns.
+    assert_eq!(
+        lines[5],
+        "      “TaskState state = 1 [(google.api.field_behavior) = REQUIRED];” — A2A 1.0 a2a.proto TaskStatus"
+    );
+    assert_eq!(lines[6], format!("      kit's reading: {GET_READING}"));
+    assert_eq!(lines[7], "      Expected state TASK_STATE_COMPLETED but got TASK_STATE_WORKING");
     let flat = block.split_whitespace().collect::<Vec<_>>().join(" ");
     for q in get_quotes() {
         assert!(flat.contains(&q.text), "{:?} lost words:\n{block}", q.text);

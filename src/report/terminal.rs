@@ -392,6 +392,23 @@ mod tests {
     }
 
     #[test]
+    fn a_place_that_does_not_fit_after_the_quote_gets_a_line_of_its_own() {
+        let place = |text: &str| {
+            let mut out = String::new();
+            quote(
+                &mut out,
+                &Quote { text: text.into(), source: "jsonrpc-2.0".into(), section: "4.1".into() },
+                &Painter { color: false },
+            );
+            out
+        };
+        // 6 + 2 + 60 + 1 + 19 = 88 columns: the place follows the quote.
+        assert_eq!(place(&"x".repeat(60)), format!("{INDENT}“{}” — JSON-RPC 2.0 §4.1\n", "x".repeat(60)));
+        // 6 + 2 + 80 + 1 + 19 = 108: it goes under the quote's first word.
+        assert_eq!(place(&"x".repeat(80)), format!("{INDENT}“{}”\n{INDENT} — JSON-RPC 2.0 §4.1\n", "x".repeat(80)));
+    }
+
+    #[test]
     fn colour_respects_no_color() {
         use std::ffi::OsStr;
         assert!(use_color(false, None, true));
