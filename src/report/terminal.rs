@@ -389,6 +389,17 @@ mod tests {
         assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}\n{out}");
         // A quote's place is never split over two lines.
         assert!(out.lines().any(|l| l.ends_with("answer.” — A2A 1.0 §3.1.1")), "{out}");
+
+        // A word longer than a line (a JSON blob) continues on the next line, whole.
+        let blob = format!("{{\"data\":\"{}\"}}", "x".repeat(150));
+        let r = CheckResult {
+            failure: Some(Failure { message: format!("the agent said {blob}"), ..Failure::default() }),
+            ..CheckResult::new(&CheckMeta::sample("X"), Outcome::Fail)
+        };
+        let mut out = String::new();
+        finding(&mut out, &r, &Painter { color: false });
+        assert!(out.lines().all(|l| l.chars().count() <= WIDTH), "{out}");
+        assert!(out.replace(&format!("\n{INDENT}"), "").contains(&blob), "{out}");
     }
 
     #[test]

@@ -10,20 +10,31 @@ pub fn truncate(s: &str, max: usize) -> String {
     t
 }
 
-/// `s` broken into lines of at most `width` characters at spaces, so that no id is cut in two (a
-/// word longer than the width gets a line of its own). Nothing is dropped: the lines joined by
-/// spaces are `s`.
+/// `s` broken into lines of at most `width` characters at spaces, so that no id is cut in two; only
+/// a word longer than a whole line (a JSON blob in a reason) is broken, and continues on the next
+/// line. Nothing is dropped.
 pub fn wrap(s: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
     let mut lines = Vec::new();
     let mut line = String::new();
     for word in s.split(' ') {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+        let len = word.chars().count();
+        if !line.is_empty() && line.chars().count() + 1 + len > width {
             lines.push(std::mem::take(&mut line));
         }
         if !line.is_empty() {
             line.push(' ');
         }
-        line.push_str(word);
+        if len <= width {
+            line.push_str(word);
+            continue;
+        }
+        for piece in word.chars().collect::<Vec<_>>().chunks(width) {
+            if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+            }
+            line.extend(piece);
+        }
     }
     if !line.is_empty() {
         lines.push(line);
@@ -55,7 +66,8 @@ mod tests {
         let lines = wrap(ids, 30);
         assert!(lines.iter().all(|l| l.chars().count() <= 30), "{lines:?}");
         assert_eq!(lines.join(" "), ids);
-        assert_eq!(wrap("averyveryverylongword x", 5), ["averyveryverylongword", "x"]);
+        assert_eq!(wrap("averyveryverylongword x", 5), ["avery", "veryv", "erylo", "ngwor", "d x"]);
+        assert_eq!(wrap("ab averyveryverylongword", 8), ["ab", "averyver", "yverylon", "gword"]);
         assert_eq!(wrap("§§ §§ §§", 5), ["§§ §§", "§§"]);
     }
 
