@@ -1,5 +1,7 @@
 //! The report writers: JSON (against `reports/report.schema.json`), JUnit, terminal and the ACTS subset,
-//! all fed from the same synthetic results covering every outcome and skip reason.
+//! all fed from the same synthetic results covering every outcome and skip reason, each check with the
+//! spec's words behind it (one finding with several quotes, one too long for a line, and the kit's
+//! reading of them).
 
 use std::time::Duration;
 
@@ -10,7 +12,7 @@ use a2a_conform::report::junit::to_junit;
 use a2a_conform::report::lines::JsonLines;
 use a2a_conform::report::terminal::render;
 use a2a_conform::report::{
-    CheckResult, Evidence, Failure, Level, Outcome, RunEvent, RunInfo, Sink, SkipReason, SpecRef, SuiteSource,
+    CheckResult, Evidence, Failure, Level, Outcome, Quote, RunEvent, RunInfo, Sink, SkipReason, SpecRef, SuiteSource,
     TargetInfo, Verdict,
 };
 #[path = "common/schema.rs"]
@@ -59,7 +61,7 @@ fn check(id: &str, profile: &str, level: Level, outcome: Outcome) -> CheckResult
         suite: format!("{profile}-suite"),
         profile: profile.into(),
         level,
-        spec: SpecRef { section: "3.1.4".into(), requirement: "The server MUST do it.".into(), ..SpecRef::default() },
+        spec: SpecRef::quoted("3.1.4", vec![quote("The server MUST do it.", "a2a-spec", "3.1.4")], None),
         outcome,
         skip_reason: None,
         skip_detail: None,
@@ -71,6 +73,25 @@ fn check(id: &str, profile: &str, level: Level, outcome: Outcome) -> CheckResult
         evidence: vec![],
     }
 }
+
+fn quote(text: &str, source: &str, section: &str) -> Quote {
+    Quote { text: text.into(), source: source.into(), section: section.into() }
+}
+
+/// The words behind CORE-GET-001: a quote longer than a terminal line, and one from another text.
+fn get_quotes() -> Vec<Quote> {
+    vec![
+        quote(
+            "The response MUST include the current state of the task, and when the client asked for a history \
+             length the server MUST return at most that many of the most recent messages in the history field.",
+            "a2a-spec",
+            "3.1.4",
+        ),
+        quote("TaskState state = 1 [(google.api.field_behavior) = REQUIRED];", "a2a-proto", "TaskStatus"),
+    ]
+}
+
+const GET_READING: &str = "the kit reads \"current\" as the state after the last update it was sent";
 
 fn skip(id: &str, reason: SkipReason) -> CheckResult {
     CheckResult {
@@ -104,6 +125,7 @@ fn results() -> Vec<CheckResult> {
                 curl: Some("curl -X POST http://127.0.0.1:8080/ -d '{}'".into()),
                 elapsed_ms: 12,
             }],
+            spec: SpecRef::quoted("3.1.4", get_quotes(), Some(GET_READING.into())),
             ..check("CORE-GET-001", "core", Level::Must, Outcome::Fail)
         },
         CheckResult {
@@ -186,6 +208,14 @@ fn schema_rejects_what_we_never_write() {
     let mut missing = report_json();
     missing.as_object_mut().unwrap().remove("summary");
     assert!(validate(&missing).is_err());
+
+    let mut bad_source = report_json();
+    bad_source["results"][1]["spec"]["quotes"][0]["source"] = json!("a blog");
+    assert!(validate(&bad_source).is_err());
+
+    let mut placeless = report_json();
+    placeless["results"][1]["spec"]["quotes"][1].as_object_mut().unwrap().remove("section");
+    assert!(validate(&placeless).is_err());
 }
 
 #[test]
@@ -245,6 +275,16 @@ fn report_round_trips_and_keeps_results_as_they_are() {
     assert_eq!(r.checks().cloned().collect::<Vec<_>>(), originals);
     let v: Value = serde_json::from_str(&text).unwrap();
     assert!(v["results"][0].get("baseline_status").is_none());
+    // The spec's words as the check carried them: each quote placed, the reading apart.
+    assert_eq!(
+        v["results"][1]["spec"]["quotes"],
+        json!([
+            {"text": get_quotes()[0].text, "source": "a2a-spec", "section": "3.1.4"},
+            {"text": get_quotes()[1].text, "source": "a2a-proto", "section": "TaskStatus"},
+        ])
+    );
+    assert_eq!(v["results"][1]["spec"]["interpretation"], GET_READING);
+    assert_eq!(v["results"][1]["spec"]["requirement"], format!("{} … {}", get_quotes()[0].text, get_quotes()[1].text));
     assert_eq!(v["results"][1]["failure"]["pointer"], "/status/state");
     assert_eq!(v["run"]["seed"], 42);
     assert_eq!(v["tool"], json!({"name": "a2a-conform", "version": "0.1.0"}));
@@ -301,6 +341,8 @@ fn collector_and_json_lines_consume_the_same_events() {
         }
     }
     assert_eq!(collector.report(), Some(&report()));
+    let get = collector.report().unwrap().checks().find(|r| r.id == "CORE-GET-001").unwrap();
+    assert_eq!((get.spec.quotes.clone(), get.spec.interpretation.as_deref()), (get_quotes(), Some(GET_READING)));
 
     let out = String::from_utf8(lines.finish().unwrap()).unwrap();
     let parsed: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -308,6 +350,8 @@ fn collector_and_json_lines_consume_the_same_events() {
     assert_eq!(parsed[0]["event"], "run_started");
     assert_eq!(parsed[2]["event"], "check_finished");
     assert_eq!(parsed[2]["result"]["id"], results().last().unwrap().id);
+    let get = parsed.iter().find(|e| e["result"]["id"] == "CORE-GET-001").unwrap();
+    assert_eq!(get["result"]["spec"]["interpretation"], GET_READING);
     assert_eq!(parsed.last().unwrap()["verdict"], "non_conformant");
     assert_eq!(parsed.last().unwrap()["exit_code"], 1);
 }
@@ -336,12 +380,27 @@ fn junit_has_a_suite_per_profile_and_a_case_per_check() {
     assert_eq!((streaming.tests, streaming.errors, streaming.skipped), (8, 1, 7));
     let get = parsed.test_suites[0].test_cases.iter().find(|c| c.name.as_str().starts_with("CORE-GET-001")).unwrap();
     assert_eq!(get.time, Some(Duration::from_millis(250)));
+    let properties: Vec<(&str, &str)> = get.properties.iter().map(|p| (p.name.as_str(), p.value.as_str())).collect();
+    let first = format!("“{}” — A2A 1.0 §3.1.4", get_quotes()[0].text);
+    let second = format!("“{}” — A2A 1.0 a2a.proto TaskStatus", get_quotes()[1].text);
+    assert_eq!(
+        properties[3..],
+        [("spec_quote", first.as_str()), ("spec_quote", second.as_str()), ("interpretation", GET_READING)]
+    );
     match &get.status {
         quick_junit::TestCaseStatus::NonSuccess { kind, message, description, .. } => {
             assert_eq!(*kind, quick_junit::NonSuccessKind::Failure);
             assert!(message.as_ref().unwrap().as_str().starts_with("Expected state"));
             let d = description.as_ref().unwrap().as_str();
             assert!(d.contains("at: /status/state") && d.contains("expected: ") && d.contains("reproduce: curl"));
+            // The quotes with their places, then the kit's reading, then what the agent did.
+            let words = format!(
+                "spec: §3.1.4 (MUST)\n“{}” — A2A 1.0 §3.1.4\n“{}” — A2A 1.0 a2a.proto TaskStatus\n\
+                 kit's reading: {GET_READING}\nmessage: Expected state",
+                get_quotes()[0].text,
+                get_quotes()[1].text
+            );
+            assert!(d.starts_with(&words), "{d}");
         }
         other => panic!("CORE-GET-001 is {other:?}"),
     }
@@ -370,6 +429,31 @@ fn terminal_rendering_without_color() {
     assert!(text.contains("ERROR STREAM-SUB-001  §3.1.4  MUST"), "{text}");
     assert!(text.contains("WARN  CORE-CT-002  §3.1.4  SHOULD"), "{text}");
     assert!(text.contains("Expected state TASK_STATE_COMPLETED but got TASK_STATE_WORKING"));
+    // The finding gives the spec's words first, wrapped to 100 columns with no word lost (the first
+    // quote takes more than one line; a later line starts under its first word), each with its
+    // place, then the kit's reading under its label, then what the agent did.
+    let block = &text[text.find("FAIL  CORE-GET-001").unwrap()..text.find("ERROR STREAM-SUB-001").unwrap()];
+    let lines: Vec<&str> = block.lines().collect();
+    assert_eq!(
+        lines[2],
+        "      “The response MUST include the current state of the task, and when the client asked for a"
+    );
+    assert_eq!(
+        lines[3],
+        "       history length the server MUST return at most that many of the most recent messages in the"
+    );
+    assert_eq!(lines[4], "       history field.” — A2A 1.0 §3.1.4");
+    // Quote and place just fill the 100 columns.
+    assert_eq!(
+        lines[5],
+        "      “TaskState state = 1 [(google.api.field_behavior) = REQUIRED];” — A2A 1.0 a2a.proto TaskStatus"
+    );
+    assert_eq!(lines[6], format!("      kit's reading: {GET_READING}"));
+    assert_eq!(lines[7], "      Expected state TASK_STATE_COMPLETED but got TASK_STATE_WORKING");
+    let flat = block.split_whitespace().collect::<Vec<_>>().join(" ");
+    for q in get_quotes() {
+        assert!(flat.contains(&q.text), "{:?} lost words:\n{block}", q.text);
+    }
     assert!(text.contains(r#"-     "state": "TASK_STATE_COMPLETED""#), "{text}");
     assert!(text.contains(r#"+     "state": "TASK_STATE_WORKING""#), "{text}");
     assert!(text.contains("- application/json"), "{text}");
@@ -428,6 +512,9 @@ fn acts_subset_has_the_section_13_shape() {
             }
         })
     );
+    // The strict subset has no place for the spec's words or the kit's reading.
+    let text = acts.to_string();
+    assert!(!text.contains("quotes") && !text.contains("as the state after the last update"), "{text}");
     let suites = acts["suites"].as_array().unwrap();
     let names: Vec<&str> = suites.iter().map(|s| s["id"].as_str().unwrap()).collect();
     assert_eq!(names, ["core-suite", "streaming-suite", "resume-suite"]);

@@ -1,16 +1,20 @@
 //! The renderings of one report, each validated: SARIF against the official SARIF 2.1.0 schema
 //! (`fixtures/sarif/`), the HTML page for being self-contained and telling every story, the
 //! Markdown summary for fitting a pull-request comment, and a report with a baseline against the
-//! report schema. (The page's script is exercised in a real browser by `tests/html_browser.rs`.)
+//! report schema. Every rendering of a finding gives the spec's words (each quote with its place),
+//! then the kit's reading, then what the agent did, also for a report written before quotes
+//! existed. (The page's script is exercised in a real browser by `tests/html_browser.rs`.)
 
 use std::collections::BTreeSet;
 
 use a2a_conform::report::baseline::{Baseline, parse_date};
 use a2a_conform::report::files::{FileSink, Format};
-use a2a_conform::report::html::to_html;
+use a2a_conform::report::html::{esc, to_html};
+use a2a_conform::report::json::{Report, to_json_string};
 use a2a_conform::report::markdown::{MAX_FINDINGS, to_markdown};
 use a2a_conform::report::sarif::{FINGERPRINT_KEY, to_sarif};
-use a2a_conform::report::{Level, Outcome, RunEvent, Sink, Verdict};
+use a2a_conform::report::terminal::render;
+use a2a_conform::report::{Level, Outcome, RunEvent, Sink, Verdict, quotes};
 use serde_json::Value;
 
 #[path = "common/sample.rs"]
@@ -83,7 +87,12 @@ fn sarif_has_one_rule_per_check_and_one_result_per_finding() {
     assert_eq!(rule_ids, check_ids, "one rule per check id, in report order");
     let send = &rules[1];
     assert_eq!(send["defaultConfiguration"]["level"], "error");
-    assert_eq!(send["fullDescription"]["text"], "The server MUST do what CORE-SEND-001 checks.");
+    // The rule is the spec's words: each quote with its place, then the kit's reading, labelled.
+    let mut words: Vec<String> = sample::send_quotes().iter().map(quotes::quoted).collect();
+    words.push(format!("kit's reading: {}", sample::READING));
+    assert_eq!(send["fullDescription"]["text"], words.join("\n"));
+    assert_eq!(send["help"]["text"], format!("§3.1.1 (MUST)\n{}", words.join("\n")));
+    assert_eq!(rules[0]["fullDescription"]["text"], "“The server MUST do what CORE-CARD-001 checks.” — A2A 1.0 §3.1.1");
     assert_eq!(send["properties"]["specSection"], "3.1.1");
 
     let results = run["results"].as_array().unwrap();
@@ -115,6 +124,8 @@ fn sarif_has_one_rule_per_check_and_one_result_per_finding() {
     );
     assert_eq!(by_id("KIT-MAY-001")["level"], "note");
     let send = by_id("CORE-SEND-001");
+    // A result says what the agent did; the words it broke are its rule's.
+    assert_eq!(send["message"]["text"], "SendMessage answered HTTP 500 for task task-1 (at /result)");
     assert!(send["properties"]["curl"].as_str().unwrap().starts_with("curl -X POST"));
     assert_eq!(
         send["properties"]["undecidedDependents"],
@@ -261,7 +272,6 @@ fn the_html_page_is_self_contained_and_tells_every_story() {
     // identical errors are one story.
     let send = &html[html.find("id=\"f-CORE-SEND-001\"").unwrap()..];
     let send = &send[..send.find("</article>").unwrap()];
-    assert!(send.contains("<blockquote class=\"req\">The server MUST do what CORE-SEND-001 checks.</blockquote>"));
     assert!(send.contains("§3.1.1 · MUST"));
     assert!(
         send.contains("<span class=\"del\">-       &quot;state&quot;: &quot;TASK_STATE_COMPLETED&quot;</span>"),
@@ -285,7 +295,7 @@ fn markdown_fits_a_pull_request_comment() {
     let md = to_markdown(&report);
     assert!(md.starts_with("### ❌ A2A conformance: **non-conformant** (exit 1)"), "{md}");
     assert!(md.contains("| core | "));
-    assert!(md.contains("- **FAIL** `CORE-SEND-001` §3.1.1 MUST — SendMessage answered HTTP 500"));
+    assert!(md.contains("- **FAIL** `CORE-SEND-001` §3.1.1 MUST\n  > “The agent MAY create"), "{md}");
     assert!(md.contains("3 check(s) depend on it (`CORE-GET-001`, `CORE-LIST-001`, `CORE-CANCEL-001`)"), "{md}");
     assert!(md.contains("2 more ended the same way"));
     assert!(!md.contains("<script>") && !md.contains(" | `x` <b>"), "hostile text is neutralised: {md}");
@@ -294,18 +304,22 @@ fn markdown_fits_a_pull_request_comment() {
         assert_eq!(line.replace("\\|", "").matches('|').count(), 9, "{line}");
     }
 
-    // A big run stays short: the findings are capped, the rest counted.
-    let mut big = sample::report();
-    let template = big.results[1].clone();
-    for i in 0..300 {
-        let mut r = template.clone();
-        r.result.id = format!("GEN-{i:03}");
-        r.result.failure.as_mut().unwrap().message = format!("failure {i} {}", "x".repeat(400));
-        big.results.push(r);
-    }
-    let md = to_markdown(&big);
-    assert!(md.len() < 12_000, "{} bytes", md.len());
-    assert!(md.lines().count() < 60, "{} lines", md.lines().count());
+    // A big run stays short: the findings are capped, the rest counted. Each finding here has
+    // three quotes and a reading (ten lines); a comment is bounded in characters (GitHub: 65,536).
+    let big = |n: usize| {
+        let mut big = sample::report();
+        let template = big.results[1].clone();
+        for i in 0..n {
+            let mut r = template.clone();
+            r.result.id = format!("GEN-{i:03}");
+            r.result.failure.as_mut().unwrap().message = format!("failure {i} {}", "x".repeat(400));
+            big.results.push(r);
+        }
+        to_markdown(&big)
+    };
+    let md = big(300);
+    assert!(md.len() < 16_000, "{} bytes", md.len());
+    assert_eq!(md.lines().count(), big(600).lines().count(), "more findings, no more lines");
     assert_eq!(md.lines().filter(|l| l.starts_with("- **")).count(), MAX_FINDINGS);
     assert!(md.contains("more root cause(s): see the HTML report"));
 }
@@ -342,4 +356,162 @@ fn every_format_is_a_rendering_of_the_same_events() {
     std::fs::remove_dir_all(&dir).ok();
     // Unused here, but the sample covers every level.
     assert!(report.checks().any(|r| r.level == Level::May));
+}
+
+/// The part of `text` from `start` to the next `end` after it (or to the end).
+fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
+    let from = text.find(start).unwrap_or_else(|| panic!("{start:?} not in:\n{text}"));
+    let rest = &text[from..];
+    rest[start.len()..].find(end).map_or(rest, |i| &rest[..start.len() + i])
+}
+
+/// `text` with every run of whitespace one space: a wrapped line reads as the words it holds.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+const SEND_MESSAGE: &str = "SendMessage answered HTTP 500 for task task-1";
+
+#[test]
+fn every_rendering_gives_the_spec_words_then_the_reading_then_what_the_agent_did() {
+    let report = sample::report();
+    let quotes = sample::send_quotes();
+    let placed = || quotes.iter().zip(sample::SEND_PLACES);
+
+    // Terminal: wrapped to 100 columns, and not a word of a quote, its place or the reading lost.
+    let text = render(&report, false);
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    let block = between(&text, "FAIL  CORE-SEND-001", "\nFAIL ");
+    assert!(block.lines().filter(|l| l.starts_with("       ")).count() >= 3, "the long quote wraps:\n{block}");
+    let mut words: Vec<String> = placed().map(|(q, place)| format!("“{}” — {place}", q.text)).collect();
+    words.push(format!("kit's reading: {}", sample::READING));
+    words.push(SEND_MESSAGE.into());
+    sample::assert_in_order(&flat(block), &words, "terminal");
+
+    // JUnit: the failure text in the same order, and a property per quote.
+    let junit = quick_junit::Report::deserialize_from_str(&a2a_conform::report::junit::to_junit(&report)).unwrap();
+    let case = junit.test_suites.iter().flat_map(|s| &s.test_cases).find(|c| c.name.starts_with("CORE-SEND-001"));
+    let case = case.unwrap();
+    let quick_junit::TestCaseStatus::NonSuccess { description, .. } = &case.status else { panic!("{case:?}") };
+    let mut lines: Vec<String> = placed().map(|(q, place)| format!("“{}” — {place}\n", q.text)).collect();
+    lines.push(format!("kit's reading: {}\n", sample::READING));
+    lines.push(format!("message: {SEND_MESSAGE}"));
+    sample::assert_in_order(description.as_ref().unwrap().as_str(), &lines, "junit");
+    let property = |name: &str| -> Vec<String> {
+        case.properties.iter().filter(|p| p.name.as_str() == name).map(|p| p.value.to_string()).collect()
+    };
+    let expected: Vec<String> = placed().map(|(q, place)| format!("“{}” — {place}", q.text)).collect();
+    assert_eq!(property("spec_quote"), expected);
+    assert_eq!(property("interpretation"), [sample::READING]);
+
+    // SARIF: the rule carries the words (tested above); the result only what the agent did.
+    let sarif = to_sarif(&report);
+    let result = sarif["runs"][0]["results"].as_array().unwrap().iter().find(|r| r["ruleId"] == "CORE-SEND-001");
+    let message = result.unwrap()["message"]["text"].as_str().unwrap();
+    assert!(message.starts_with(SEND_MESSAGE) && !message.contains(&quotes[2].text), "{message}");
+
+    // HTML: a <blockquote> per quote with a <cite> of its place, the reading in its own labelled
+    // element (never a quote), all escaped.
+    let html = to_html(&report);
+    let article = between(&html, "id=\"f-CORE-SEND-001\"", "</article>");
+    let mut parts: Vec<String> = placed()
+        .map(|(q, place)| format!("<blockquote>{}</blockquote><figcaption><cite>{place}</cite>", esc(&q.text)))
+        .collect();
+    parts
+        .push(format!("<p class=\"reading\"><span class=\"label\">Kit's reading:</span> {}</p>", esc(sample::READING)));
+    parts.push(format!("<p class=\"msg\">{SEND_MESSAGE}</p>"));
+    sample::assert_in_order(article, &parts, "html");
+    assert_eq!(article.matches("<blockquote>").count(), 3);
+    assert!(!html.contains(sample::READING), "the reading is escaped");
+
+    // Markdown: `>` lines with the place, then the reading as a paragraph of its own (a blank line
+    // ends the quote), then the reason.
+    let md = to_markdown(&report);
+    let item = between(&md, "- **FAIL** `CORE-SEND-001`", "\n- **");
+    let mut lines: Vec<String> = placed().map(|(q, place)| format!("\n  > “{}” — {place}\n", q.text)).collect();
+    lines.push(
+        "\n  *Kit's reading:* an HTTP 500 is neither &lt;b&gt;task information&lt;/b&gt; nor a response message \\| \
+         so the check fails\n\n"
+            .into(),
+    );
+    lines.push(format!("  {SEND_MESSAGE};"));
+    sample::assert_in_order(item, &lines, "markdown");
+}
+
+#[test]
+fn a_check_with_no_keyword_sentence_is_told_with_its_words_and_reading() {
+    let report = sample::report();
+    let info = report.checks().find(|r| r.id == "KIT-INFO-001").unwrap();
+    let place = "A2A 1.0 a2a.proto Artifact";
+    // JUnit: a passing case whose note tells the finding as a warning's is told.
+    let junit = quick_junit::Report::deserialize_from_str(&a2a_conform::report::junit::to_junit(&report)).unwrap();
+    let case = junit.test_suites.iter().flat_map(|s| &s.test_cases).find(|c| c.name.starts_with("KIT-INFO-001"));
+    let case = case.unwrap();
+    assert!(matches!(case.status, quick_junit::TestCaseStatus::Success { .. }), "{case:?}");
+    sample::assert_in_order(
+        case.system_out.as_ref().unwrap().as_str(),
+        &[
+            "info: the artifact has no name\n".into(),
+            format!("“A human readable name for the artifact.” — {place}\n"),
+            format!("kit's reading: {}\n", info.spec.interpretation.as_deref().unwrap()),
+            "message: the artifact has no name".into(),
+        ],
+        "junit",
+    );
+    let sarif = to_sarif(&report);
+    let rule = sarif["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap().iter().find(|r| r["id"] == info.id);
+    let text = rule.unwrap()["fullDescription"]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(&format!("“A human readable name for the artifact.” — {place}\nkit's reading: ")),
+        "{text}"
+    );
+    assert_eq!(rule.unwrap()["defaultConfiguration"]["level"], "note");
+}
+
+#[test]
+fn a_report_of_schema_1_2_0_renders_its_requirement_as_the_quote() {
+    // What a 1.2.0 report says of a check: a section and the requirement on one line.
+    let mut old = serde_json::to_value(sample::report()).unwrap();
+    old["schema_version"] = "1.2.0".into();
+    old["summary"]["by_level"].as_object_mut().unwrap().remove("info");
+    let results = old["results"].as_array_mut().unwrap();
+    results.retain(|r| r["level"] != "info");
+    for r in results {
+        let spec = r["spec"].as_object_mut().unwrap();
+        assert!(spec.remove("quotes").is_some());
+        spec.remove("interpretation");
+    }
+    let dir = std::env::temp_dir().join(format!("a2a-conform-old-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("report.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&old).unwrap()).unwrap();
+    let report: Report = a2a_conform::commands::report::read_report(&path).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(report.checks().all(|r| r.spec.quotes.is_empty() && r.spec.interpretation.is_none()));
+
+    let requirement = &report.results[1].result.spec.requirement;
+    assert!(requirement.starts_with("The agent MAY create") && requirement.contains(" … "), "{requirement}");
+    let quoted = format!("“{requirement}” — A2A 1.0 §3.1.1");
+    for format in Format::ALL {
+        assert!(!format.render(&report).is_empty(), "{format:?}");
+    }
+    sample::assert_in_order(&flat(&render(&report, false)), &[quoted.clone(), SEND_MESSAGE.into()], "terminal");
+    let junit = a2a_conform::report::junit::to_junit(&report);
+    sample::assert_in_order(
+        between(&junit, "name=\"CORE-SEND-001", "</testcase>"),
+        std::slice::from_ref(&quoted),
+        "junit",
+    );
+    let sarif = to_sarif(&report);
+    assert_eq!(sarif["runs"][0]["tool"]["driver"]["rules"][1]["fullDescription"]["text"], quoted.as_str());
+    let html = to_html(&report);
+    sample::assert_in_order(
+        between(&html, "id=\"f-CORE-SEND-001\"", "</article>"),
+        &[format!("<blockquote>{}</blockquote><figcaption><cite>A2A 1.0 §3.1.1</cite>", esc(requirement))],
+        "html",
+    );
+    sample::assert_in_order(&to_markdown(&report), &[format!("  > {quoted}\n")], "markdown");
+    // The JSON report reads back as it was written: no quotes are made up.
+    let back: Value = serde_json::from_str(&to_json_string(&report)).unwrap();
+    assert!(back["results"][1]["spec"].get("quotes").is_none());
 }

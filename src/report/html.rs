@@ -2,7 +2,8 @@
 //! Content-Security-Policy forbids it), so it opens offline and can be attached to a CI run.
 //!
 //! The page shows the verdict, a bar per profile, the baseline, the findings grouped by root cause
-//! (each with the quoted requirement, its section, the expected-vs-actual diff and the redacted
+//! (each with the spec's words, one `<blockquote>` per quote with a `<cite>` of its place, then the
+//! kit's reading of them under its own label, then the expected-vs-actual diff and the redacted
 //! evidence with its curl reproducer) and a table of every check that filters by text, outcome and
 //! profile. The filter can be set from the address: `report.html#outcome=fail&profile=core&q=send`.
 
@@ -253,8 +254,17 @@ fn finding(out: &mut String, report: &Report, story: &Story<'_>) {
         let _ = write!(out, " <span class=\"tag b-{0}\">baseline: {0}</span>", b.as_str());
     }
     let _ = writeln!(out, "</h3>\n<p class=\"title\">{}</p>", esc(&r.title));
-    if !r.spec.requirement.is_empty() {
-        let _ = writeln!(out, "<blockquote class=\"req\">{}</blockquote>", esc(&r.spec.requirement));
+    // What the spec says, then how the kit reads it (never styled as the spec), then what the agent did.
+    for q in r.spec.shown_quotes() {
+        let _ = writeln!(
+            out,
+            "<figure class=\"quote\"><blockquote>{}</blockquote><figcaption><cite>{}</cite></figcaption></figure>",
+            esc(&q.text),
+            esc(&q.place())
+        );
+    }
+    if let Some(reading) = &r.spec.interpretation {
+        let _ = writeln!(out, "<p class=\"reading\"><span class=\"label\">Kit's reading:</span> {}</p>", esc(reading));
     }
     if let Some(f) = &r.failure {
         let _ = writeln!(out, "<p class=\"msg\">{}</p>", esc(&f.message));
@@ -485,7 +495,9 @@ a{color:var(--info)}.target{color:var(--muted);margin:.2rem 0;word-break:break-a
 .b-accepted{--c:var(--info)}.b-stale{--c:var(--fail)}.b-expired{--c:var(--warn)}.b-skipped,.b-undecided,.b-unknown{--c:var(--skip)}
 .finding{border:1px solid var(--line);border-left:4px solid var(--c);border-radius:6px;padding:.7rem 1rem;margin:.8rem 0}
 .finding .sec{color:var(--muted);font-weight:normal}.finding .id{color:inherit}.title{margin:.2rem 0;font-weight:500}
-.req{margin:.4rem 0;padding:.2rem .8rem;border-left:3px solid var(--line);color:var(--muted);font-style:italic}
+.quote{margin:.4rem 0}.quote blockquote{margin:0;padding:.2rem .8rem;border-left:3px solid var(--info);font-family:Georgia,"Times New Roman",serif;font-size:1rem}
+.quote figcaption{padding:0 .8rem;color:var(--muted);font-size:.85rem}.quote cite{font-style:normal}
+.reading{margin:.4rem 0;padding:.2rem .8rem;border-left:3px dashed var(--skip);color:var(--muted);font-size:.9rem}.reading .label{font-weight:600}
 .msg{margin:.4rem 0}.where,.same,.deps,.label{color:var(--muted);margin:.3rem 0;font-size:.9rem}
 .diff span{display:inline-block;width:100%}.diff .del{color:var(--fail);background:#ffebe9}.diff .ins{color:var(--pass);background:#dafbe1}
 span.del{color:var(--fail)}span.ins{color:var(--pass)}

@@ -1,7 +1,9 @@
 //! JUnit XML rendering of a [`Report`] (via `quick-junit`), for CI systems that show test results.
 //!
-//! One `<testsuite>` per profile, one `<testcase>` per check. JUnit knows only success, failure, error
-//! and skipped, so `warn` and `info` are successes whose note goes to `<system-out>`. With a
+//! One `<testsuite>` per profile, one `<testcase>` per check, with a `spec_quote` property per quoted
+//! sentence. A finding's text gives the quotes with their places, then the kit's reading, then what
+//! the agent did. JUnit knows only success, failure, error and skipped, so `warn` and `info` are
+//! successes whose note goes to `<system-out>`. With a
 //! baseline, an accepted failure is skipped (with the baseline's reason) and a stale entry is a
 //! failure, so that the test view agrees with the run's verdict.
 
@@ -11,6 +13,7 @@ use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite}
 
 use super::json::Report;
 use super::model::{BaselineStatus, CheckResult, Outcome};
+use super::quotes;
 
 pub fn to_junit(report: &Report) -> String {
     let mut junit = quick_junit::Report::new(report.tool.name.as_str());
@@ -84,10 +87,22 @@ fn test_case(r: &CheckResult) -> TestCase {
         case.add_property(Property::new("spec_section", r.spec.section.as_str()));
     }
     case.add_property(Property::new("scored", if r.scored { "true" } else { "false" }));
+    for q in r.spec.shown_quotes() {
+        case.add_property(Property::new("spec_quote", quotes::quoted(&q)));
+    }
+    if let Some(reading) = &r.spec.interpretation {
+        case.add_property(Property::new("interpretation", reading.as_str()));
+    }
     let out = match r.outcome {
         Outcome::Warn => {
             let message = r.failure.as_ref().map_or("(no detail)", |f| f.message.as_str());
             Some(format!("warning: {message}\n{}", detail(r)))
+        }
+        // A violated MAY (or a check with no keyword sentence) is a finding too: told like a warning.
+        Outcome::Info if r.failure.is_some() => {
+            let message = r.failure.as_ref().map_or("", |f| f.message.as_str());
+            let measurement = r.measurement.as_ref().map(|m| format!("\nmeasurement: {m}")).unwrap_or_default();
+            Some(format!("info: {message}\n{}{measurement}", detail(r)))
         }
         Outcome::Info => r.measurement.as_ref().map(|m| format!("info: {m}")),
         _ => r.measurement.as_ref().map(|m| format!("measurement: {m}")),
@@ -98,15 +113,14 @@ fn test_case(r: &CheckResult) -> TestCase {
     case
 }
 
-/// The failure detail as text: requirement, location, expected and actual, reproducer.
+/// The failure detail as text: the quoted sentences with their places and the kit's reading of them,
+/// then what the agent did: the reason, location, expected and actual, reproducer.
 fn detail(r: &CheckResult) -> String {
     let mut lines = Vec::new();
     if !r.spec.section.is_empty() {
         lines.push(format!("spec: §{} ({})", r.spec.section, r.level.as_str().to_uppercase()));
     }
-    if !r.spec.requirement.is_empty() {
-        lines.push(format!("requirement: {}", r.spec.requirement));
-    }
+    lines.extend(quotes::lines(&r.spec));
     if let Some(f) = &r.failure {
         lines.push(format!("message: {}", f.message));
         if let Some(s) = &f.step_id {

@@ -1,12 +1,14 @@
 //! A Markdown summary of a [`Report`], short enough for a pull-request comment: the verdict, a
-//! table of profiles, the findings by root cause (one line each, at most [`MAX_FINDINGS`]) and the
-//! baseline. The HTML page and the JSON report have everything else.
+//! table of profiles, the findings by root cause (at most [`MAX_FINDINGS`], each with the spec's
+//! words as `>` quote lines with their places, the kit's reading of them under its own label, and
+//! the reason in one line) and the baseline. The HTML page and the JSON report have everything else.
 
 use std::fmt::Write as _;
 
 use super::causes;
 use super::json::Report;
-use super::model::{EntryStatus, Verdict};
+use super::model::{CheckResult, EntryStatus, Verdict};
+use super::quotes;
 use super::text::truncate;
 
 /// Root causes listed before the rest is counted.
@@ -89,15 +91,16 @@ pub fn to_markdown(report: &Report) -> String {
                 .and_then(|x| x.baseline_status)
                 .map(|b| format!(" _(baseline: {})_", b.as_str()))
                 .unwrap_or_default();
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "- **{}** `{}`{section} {}{}{accepted} — {}",
+                "- **{}** `{}`{section} {}{}{accepted}",
                 r.outcome.as_str().to_uppercase(),
                 r.id,
                 r.level.as_str().to_uppercase(),
                 if r.scored { "" } else { " (not scored)" },
-                cell(&truncate(first_line(message), MAX_MESSAGE))
             );
+            spec_words(&mut out, r);
+            let _ = write!(out, "  {}", cell(&truncate(first_line(message), MAX_MESSAGE)));
             if !story.same.is_empty() {
                 let ids: Vec<&str> = story.same.iter().map(|x| x.id.as_str()).collect();
                 let _ = write!(out, "; {} more ended the same way ({})", ids.len(), ids_text(&ids));
@@ -146,6 +149,25 @@ pub fn to_markdown(report: &Report) -> String {
     out
 }
 
+/// The spec's words of a finding inside its list item: one `>` line per quote with its place, then the
+/// kit's reading as a paragraph of its own. Each ends in a blank line, without which the next
+/// paragraph would continue the quote and read as the spec's words.
+fn spec_words(out: &mut String, r: &CheckResult) {
+    let shown = r.spec.shown_quotes();
+    for (i, q) in shown.iter().enumerate() {
+        if i > 0 {
+            out.push_str("  >\n");
+        }
+        let _ = writeln!(out, "  > {}", cell(&quotes::quoted(q)));
+    }
+    if !shown.is_empty() {
+        out.push('\n');
+    }
+    if let Some(reading) = &r.spec.interpretation {
+        let _ = writeln!(out, "  *Kit's reading:* {}\n", cell(reading));
+    }
+}
+
 /// Text safe inside a table cell or a list item: no pipes, no line breaks, no HTML.
 fn cell(s: &str) -> String {
     s.replace('\\', "\\\\").replace('|', "\\|").replace('<', "&lt;").replace('>', "&gt;").replace(['\n', '\r'], " ")
@@ -172,6 +194,23 @@ fn first_line(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reading_never_continues_the_quote() {
+        use crate::report::model::{CheckMeta, Outcome, Quote, SpecRef};
+        let q = |text: &str| Quote { text: text.into(), source: "a2a-spec".into(), section: "9.5".into() };
+        let mut r = CheckResult::new(&CheckMeta::sample("X"), Outcome::Fail);
+        r.spec = SpecRef::quoted("9.5", vec![q("a | b\n> c"), q("d")], Some("e <i>".into()));
+        let mut out = String::new();
+        spec_words(&mut out, &r);
+        assert_eq!(
+            out,
+            "  > “a \\| b &gt; c” — A2A 1.0 §9.5\n  >\n  > “d” — A2A 1.0 §9.5\n\n  *Kit's reading:* e &lt;i&gt;\n\n"
+        );
+        let mut none = String::new();
+        spec_words(&mut none, &CheckResult::new(&CheckMeta::sample("X"), Outcome::Fail));
+        assert_eq!(none, "");
+    }
 
     #[test]
     fn cells_cannot_break_a_table() {

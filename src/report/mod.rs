@@ -1,6 +1,7 @@
 //! Verdicts and reports: the verdict model, the run events every sink consumes, and the sinks and
 //! renderings (JSON report, JUnit, terminal view, ACTS subset, JSON lines, HTML, SARIF, Markdown),
-//! the baseline overlay, report diffs and the progress bar.
+//! the spec's words as the text renderings show them (quotes), the baseline overlay, report diffs and
+//! the progress bar.
 
 pub mod acts;
 pub mod baseline;
@@ -15,6 +16,7 @@ pub mod lines;
 pub mod markdown;
 pub mod model;
 pub mod progress;
+pub mod quotes;
 pub mod sarif;
 pub mod terminal;
 pub mod text;

@@ -178,11 +178,13 @@ impl Quote {
         let numbered = self.section.chars().next().is_some_and(|c| c.is_ascii_digit())
             || (self.section.len() > 1 && self.section.as_bytes()[1] == b'.');
         let section = if numbered { format!("§{}", self.section) } else { self.section.clone() };
-        match self.source.as_str() {
+        let place = match self.source.as_str() {
             "a2a-proto" => format!("A2A 1.0 a2a.proto {section}"),
             "jsonrpc-2.0" => format!("JSON-RPC 2.0 {section}"),
             _ => format!("A2A 1.0 {section}"),
-        }
+        };
+        // A check of an external suite may name no section: then the text alone is the place.
+        place.trim_end().to_owned()
     }
 }
 
@@ -578,6 +580,17 @@ mod tests {
         assert_eq!(Verdict::decide(&[pass.clone(), result("b", Outcome::Fail, false)]).0, Verdict::Conformant);
         assert_eq!(Verdict::decide(&[result("b", Outcome::Skip, true)]).0, Verdict::UsageError);
         assert_eq!(Verdict::decide(&[]).0, Verdict::UsageError);
+    }
+
+    #[test]
+    fn places_name_the_text_and_the_section() {
+        let q =
+            |source: &str, section: &str| Quote { text: "x".into(), source: source.into(), section: section.into() };
+        assert_eq!(q("a2a-spec", "3.3.2").place(), "A2A 1.0 §3.3.2");
+        assert_eq!(q("a2a-spec", "A.2.1").place(), "A2A 1.0 §A.2.1");
+        assert_eq!(q("a2a-proto", "Task").place(), "A2A 1.0 a2a.proto Task");
+        assert_eq!(q("jsonrpc-2.0", "4.1").place(), "JSON-RPC 2.0 §4.1");
+        assert_eq!(q("a2a-spec", "").place(), "A2A 1.0");
     }
 
     #[test]

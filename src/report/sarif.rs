@@ -1,10 +1,12 @@
 //! SARIF 2.1.0 rendering of a [`Report`], for code-scanning views (GitHub, GitLab, IDEs).
 //!
-//! - One rule per check id of the report (`tool.driver.rules`), carrying the title, the quoted
-//!   requirement, the spec section and the level (`must` → `error`, `should` → `warning`,
-//!   `may` → `note`).
+//! - One rule per check id of the report (`tool.driver.rules`), carrying the title, the spec section
+//!   and the level (`must` → `error`, `should` → `warning`, `may` and `info` → `note`); its
+//!   `fullDescription` and `help` give the quoted sentences, each with its place, and then the kit's
+//!   reading of them, labelled as such: what the spec says is the rule, the same in every run.
 //! - One result per finding: `fail` and `warn` (and a violated MAY) are `kind: fail`; `error` is
-//!   `kind: review` (the kit could not decide); passes and skips are not results.
+//!   `kind: review` (the kit could not decide); passes and skips are not results. A result's message
+//!   is what the agent did.
 //! - Each result has a stable fingerprint, `partialFingerprints["a2aConformFinding/v1"]`: a digest
 //!   of the check id, the step and the JSON pointer, never of messages, URLs or times, so the same
 //!   finding is the same alert in every run.
@@ -19,6 +21,7 @@ use sha2::{Digest, Sha256};
 
 use super::json::Report;
 use super::model::{BaselineStatus, CheckResult, Level, Outcome};
+use super::quotes;
 
 /// The `$schema` a SARIF log names.
 pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -106,8 +109,10 @@ fn level_of(level: Level) -> &'static str {
 
 fn rule(r: &CheckResult) -> Value {
     let section = if r.spec.section.is_empty() { String::new() } else { format!("§{} ", r.spec.section) };
-    let requirement = if r.spec.requirement.is_empty() { r.title.as_str() } else { r.spec.requirement.as_str() };
-    let help = format!("{section}({}): {requirement}", r.level.as_str().to_uppercase());
+    let words = quotes::lines(&r.spec);
+    // A check that quotes nothing (an external suite's) is described by its title.
+    let requirement = if words.is_empty() { r.title.clone() } else { words.join("\n") };
+    let help = format!("{section}({})\n{requirement}", r.level.as_str().to_uppercase());
     let mut tags = vec!["a2a".to_owned(), r.profile.clone(), r.level.as_str().to_owned()];
     if !r.scored {
         tags.push("not-scored".into());

@@ -1,5 +1,6 @@
-//! The human-readable end-of-run view of a [`Report`]: per-profile counts, every finding with an
-//! expected-vs-actual diff, skips by reason, and the verdict. Fits in 100 columns.
+//! The human-readable end-of-run view of a [`Report`]: per-profile counts, every finding (the spec's
+//! words, the kit's reading of them, what the agent did and an expected-vs-actual diff), skips by
+//! reason, and the verdict. Fits in 100 columns: a finding's words are wrapped, never cut.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -7,13 +8,16 @@ use std::fmt::Write as _;
 use super::causes;
 use super::events::{RunEvent, Sink};
 use super::json::{Collector, Counts, Report};
-use super::model::{CheckResult, EntryStatus, Level, Outcome, SkipReason, Verdict};
-use super::text::truncate;
+use super::model::{CheckResult, EntryStatus, Level, Outcome, Quote, SkipReason, Verdict};
+use super::quotes;
+use super::text::{truncate, wrap, wrap_lines};
 use super::textdiff;
 
 const WIDTH: usize = 100;
 /// Indentation of a finding's detail lines.
 const INDENT: &str = "      ";
+/// Width of a finding's detail lines.
+const BODY: usize = WIDTH - INDENT.len();
 /// Diff lines shown per finding before the rest is elided; a finding is a pointer, not a dump.
 const MAX_DIFF_LINES: usize = 40;
 
@@ -113,12 +117,14 @@ pub fn render(report: &Report, color: bool) -> String {
                 let reason = report.baseline.as_ref().and_then(|b| b.entry(&story.lead.id)).map(|e| e.reason.as_str());
                 let text =
                     format!("baseline: {}{}", status.as_str(), reason.map(|r| format!(" ({r})")).unwrap_or_default());
-                let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &truncate(&text, WIDTH - INDENT.len())));
+                for line in wrap_lines(&text, BODY) {
+                    let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &line));
+                }
             }
             if !story.same.is_empty() {
                 let ids: Vec<&str> = story.same.iter().map(|r| r.id.as_str()).collect();
                 let text = format!("{} more check(s) ended the same way: {}", ids.len(), ids.join(", "));
-                for line in wrap(&text, WIDTH - INDENT.len()) {
+                for line in wrap(&text, BODY) {
                     let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &line));
                 }
             }
@@ -126,7 +132,7 @@ pub fn render(report: &Report, color: bool) -> String {
             if !story.dependents.is_empty() {
                 let ids: Vec<&str> = story.dependents.iter().map(|r| r.id.as_str()).collect();
                 let text = format!("{} check(s) depend on it and were not decided: {}", ids.len(), ids.join(", "));
-                for line in wrap(&text, WIDTH - INDENT.len()) {
+                for line in wrap(&text, BODY) {
                     let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &line));
                 }
             }
@@ -204,26 +210,6 @@ pub fn use_color(no_color_flag: bool, no_color_env: Option<&std::ffi::OsStr>, is
     !no_color_flag && no_color_env.is_none_or(|v| v.is_empty()) && is_terminal
 }
 
-/// `s` broken into lines of at most `width` characters at spaces, so that no id is cut in two (a
-/// word longer than the width gets a line of its own).
-fn wrap(s: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in s.split(' ') {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
-}
-
 /// Prints the end-of-run view when the run finishes.
 #[derive(Debug)]
 pub struct TerminalSink<W: std::io::Write> {
@@ -277,11 +263,29 @@ fn finding(out: &mut String, r: &CheckResult, p: &Painter) {
     let scored = if r.scored { "" } else { "  (not scored)" };
     let head = format!("{} {}  {}{}{}", tag, r.id, section, r.level.as_str().to_uppercase(), scored);
     let _ = writeln!(out, "{}{}", p.paint(style, tag), &head[tag.len()..]);
-    let _ = writeln!(out, "{INDENT}{}", truncate(&r.title, WIDTH - INDENT.len()));
+    for line in wrap_lines(&r.title, BODY) {
+        let _ = writeln!(out, "{INDENT}{line}");
+    }
+    // What the spec says, then how the kit reads it, then what the agent did.
+    for q in r.spec.shown_quotes() {
+        quote(out, &q, p);
+    }
+    if let Some(reading) = &r.spec.interpretation {
+        let label = format!("{}:", quotes::READING);
+        for (i, line) in wrap_lines(&quotes::reading(reading), BODY - 2).into_iter().enumerate() {
+            let line = match line.strip_prefix(&label) {
+                Some(rest) if i == 0 => format!("{}{rest}", p.paint(DIM, &label)),
+                _ => format!("  {line}"),
+            };
+            let _ = writeln!(out, "{INDENT}{line}");
+        }
+    }
     let Some(f) = &r.failure else {
         return;
     };
-    let _ = writeln!(out, "{INDENT}{}", truncate(&one_line(&f.message), WIDTH - INDENT.len()));
+    for line in wrap_lines(&f.message, BODY) {
+        let _ = writeln!(out, "{INDENT}{line}");
+    }
     let mut place = Vec::new();
     if let Some(s) = &f.step_id {
         place.push(format!("step {s}"));
@@ -305,6 +309,25 @@ fn finding(out: &mut String, r: &CheckResult, p: &Painter) {
     }
 }
 
+/// A quote wrapped to the body's width: in quotation marks, its later lines under its first word,
+/// and its place after its last word, or on a line of its own where it does not fit there.
+fn quote(out: &mut String, q: &Quote, p: &Painter) {
+    let lines = wrap_lines(&quotes::marked(q), BODY - 1);
+    let place = quotes::attribution(q);
+    let last = lines.len().saturating_sub(1);
+    let lead = |i: usize| if i == 0 { "" } else { " " };
+    let fits =
+        lines.get(last).is_some_and(|l| lead(last).len() + l.chars().count() + 1 + place.chars().count() <= BODY);
+    for (i, line) in lines.iter().enumerate() {
+        let lead = lead(i);
+        let tail = if i == last && fits { format!(" {}", p.paint(DIM, &place)) } else { String::new() };
+        let _ = writeln!(out, "{INDENT}{lead}{line}{tail}");
+    }
+    if !fits {
+        let _ = writeln!(out, "{INDENT} {}", p.paint(DIM, &place));
+    }
+}
+
 /// Line diff of expected vs actual: `-` expected only, `+` actual only, two spaces for both; each
 /// line cut to the view's width, and the whole cut after [`MAX_DIFF_LINES`].
 pub fn diff_lines(expected: &str, actual: &str) -> Vec<String> {
@@ -318,13 +341,6 @@ pub fn diff_lines(expected: &str, actual: &str) -> Vec<String> {
         lines.push(format!("  … {more} more line(s)"));
     }
     lines
-}
-
-/// The first line of `s`, with an ellipsis when more followed.
-fn one_line(s: &str) -> String {
-    let mut lines = s.lines();
-    let first = lines.next().unwrap_or("");
-    if lines.next().is_some() { format!("{first} …") } else { first.to_owned() }
 }
 
 #[cfg(test)]
@@ -345,12 +361,62 @@ mod tests {
     }
 
     #[test]
-    fn wrapping_never_cuts_a_word() {
-        let ids = "3 scored check(s) failed: CORE-SEND-001, KIT-LIST-010, STREAM-ORDER-004";
-        let lines = wrap(ids, 30);
-        assert!(lines.iter().all(|l| l.chars().count() <= 30), "{lines:?}");
-        assert_eq!(lines.join(" "), ids);
-        assert_eq!(wrap("averyveryverylongword x", 5), ["averyveryverylongword", "x"]);
+    fn a_finding_wraps_the_spec_words_and_the_reason_and_cuts_none() {
+        use crate::report::model::{CheckMeta, Failure, SpecRef};
+        let words = |n: usize, w: &str| vec![w; n].join(" ");
+        let q =
+            |text: String, source: &str, section: &str| Quote { text, source: source.into(), section: section.into() };
+        let first = q(format!("Agents MUST {}.", words(40, "answer")), "a2a-spec", "3.1.1");
+        let second = q("The Server MUST reply with a Response".into(), "jsonrpc-2.0", "4.1");
+        let r = CheckResult {
+            spec: SpecRef::quoted("3.1.1", vec![first.clone(), second.clone()], Some(words(30, "reading"))),
+            failure: Some(Failure { message: format!("the agent {}", words(30, "said")), ..Failure::default() }),
+            ..CheckResult::new(&CheckMeta::sample("X"), Outcome::Fail)
+        };
+        let mut out = String::new();
+        finding(&mut out, &r, &Painter { color: false });
+        assert!(out.lines().all(|l| l.chars().count() <= WIDTH), "{out}");
+        assert!(out.lines().count() > 8, "wrapped: {out}");
+        // Every word is there, in order: quotes with their places, the reading, the reason.
+        let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
+        let at = |s: &str| flat.find(s).unwrap_or_else(|| panic!("{s:?} not in {flat}"));
+        let order = [
+            at(&quotes::quoted(&first)),
+            at(&quotes::quoted(&second)),
+            at(&quotes::reading(r.spec.interpretation.as_deref().unwrap())),
+            at(&r.failure.as_ref().unwrap().message),
+        ];
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}\n{out}");
+        // A quote's place is never split over two lines.
+        assert!(out.lines().any(|l| l.ends_with("answer.” — A2A 1.0 §3.1.1")), "{out}");
+
+        // A word longer than a line (a JSON blob) continues on the next line, whole.
+        let blob = format!("{{\"data\":\"{}\"}}", "x".repeat(150));
+        let r = CheckResult {
+            failure: Some(Failure { message: format!("the agent said {blob}"), ..Failure::default() }),
+            ..CheckResult::new(&CheckMeta::sample("X"), Outcome::Fail)
+        };
+        let mut out = String::new();
+        finding(&mut out, &r, &Painter { color: false });
+        assert!(out.lines().all(|l| l.chars().count() <= WIDTH), "{out}");
+        assert!(out.replace(&format!("\n{INDENT}"), "").contains(&blob), "{out}");
+    }
+
+    #[test]
+    fn a_place_that_does_not_fit_after_the_quote_gets_a_line_of_its_own() {
+        let place = |text: &str| {
+            let mut out = String::new();
+            quote(
+                &mut out,
+                &Quote { text: text.into(), source: "jsonrpc-2.0".into(), section: "4.1".into() },
+                &Painter { color: false },
+            );
+            out
+        };
+        // 6 + 2 + 60 + 1 + 19 = 88 columns: the place follows the quote.
+        assert_eq!(place(&"x".repeat(60)), format!("{INDENT}“{}” — JSON-RPC 2.0 §4.1\n", "x".repeat(60)));
+        // 6 + 2 + 80 + 1 + 19 = 108: it goes under the quote's first word.
+        assert_eq!(place(&"x".repeat(80)), format!("{INDENT}“{}”\n{INDENT} — JSON-RPC 2.0 §4.1\n", "x".repeat(80)));
     }
 
     #[test]
@@ -361,11 +427,5 @@ mod tests {
         assert!(!use_color(false, Some(OsStr::new("1")), true));
         assert!(!use_color(true, None, true));
         assert!(!use_color(false, None, false));
-    }
-
-    #[test]
-    fn truncation_counts_chars() {
-        assert_eq!(truncate("§§§§", 3), "§§…");
-        assert_eq!(truncate("ab", 3), "ab");
     }
 }

@@ -1,17 +1,45 @@
 // Include with `#[path = "common/sample.rs"] mod sample;` from a tests/*.rs file.
 //! A synthetic report with something of everything the renderings must show: every outcome and
 //! skip reason, a failure whose dependents were left undecided, errors with one message, evidence
-//! with a curl reproducer, an unscored profile, and text that is hostile to HTML and Markdown.
+//! with a curl reproducer, an unscored profile, a check with no keyword sentence, quotes from each of
+//! the three normative texts (one too long for a terminal line) with the kit's reading of them, and
+//! text that is hostile to HTML and Markdown.
 #![allow(dead_code)]
 
 use a2a_conform::report::json::{Report, build_report};
 use a2a_conform::report::{
-    CheckResult, Evidence, Failure, Level, Outcome, RunInfo, SkipReason, SpecRef, SuiteSource, TargetInfo,
+    CheckResult, Evidence, Failure, Level, Outcome, Quote, RunInfo, SkipReason, SpecRef, SuiteSource, TargetInfo,
 };
 use serde_json::json;
 
 /// A message no rendering may pass through unescaped.
 pub const HOSTILE: &str = "</script><script>alert(1)</script> | `x` <b>";
+
+/// The kit's reading behind CORE-SEND-001, hostile to HTML and Markdown as well.
+pub const READING: &str = "an HTTP 500 is neither <b>task information</b> nor a response message | so the check fails";
+
+/// The quotes behind CORE-SEND-001, in order: the first is longer than a terminal line.
+pub fn send_quotes() -> Vec<Quote> {
+    let quote = |text: &str, source: &str, section: &str| Quote {
+        text: text.into(),
+        source: source.into(),
+        section: section.into(),
+    };
+    vec![
+        quote(
+            "The agent MAY create a new `Task` to process the provided message asynchronously or MAY return a \
+             direct `Message` response for simple interactions. The operation MUST return immediately with either \
+             task information or response message.",
+            "a2a-spec",
+            "3.1.1",
+        ),
+        quote("string id = 1 [(google.api.field_behavior) = REQUIRED];", "a2a-proto", "Task"),
+        quote("When a rpc call is made, the Server MUST reply with a Response", "jsonrpc-2.0", "5"),
+    ]
+}
+
+/// Their places, as every rendering names them.
+pub const SEND_PLACES: [&str; 3] = ["A2A 1.0 §3.1.1", "A2A 1.0 a2a.proto Task", "JSON-RPC 2.0 §5"];
 
 pub fn info(port: u16, run_id: &str) -> RunInfo {
     RunInfo {
@@ -42,7 +70,15 @@ pub fn check(id: &str, profile: &str, level: Level, outcome: Outcome) -> CheckRe
         suite: format!("{profile}-suite"),
         profile: profile.into(),
         level,
-        spec: SpecRef { section: "3.1.1".into(), requirement: format!("The server MUST do what {id} checks."), ..SpecRef::default() },
+        spec: SpecRef::quoted(
+            "3.1.1",
+            vec![Quote {
+                text: format!("The server MUST do what {id} checks."),
+                source: "a2a-spec".into(),
+                section: "3.1.1".into(),
+            }],
+            None,
+        ),
         outcome,
         skip_reason: None,
         skip_detail: None,
@@ -87,6 +123,7 @@ pub fn results(port: u16, task: &str) -> Vec<CheckResult> {
                 actual: Some(r#"{"task":{"status":{"state":"TASK_STATE_WORKING"}}}"#.into()),
             }),
             evidence: vec![evidence(port, "send")],
+            spec: SpecRef::quoted("3.1.1", send_quotes(), Some(READING.into())),
             ..check("CORE-SEND-001", "core", Level::Must, Outcome::Fail)
         },
         CheckResult {
@@ -113,6 +150,21 @@ pub fn results(port: u16, task: &str) -> Vec<CheckResult> {
         CheckResult {
             failure: Some(Failure { message: "no ids".into(), ..Failure::default() }),
             ..check("EXT-RESUME-001", "resume", Level::Should, Outcome::Fail)
+        },
+        // No keyword sentence behind it: the closest words, and the kit's reading of what they leave open.
+        CheckResult {
+            failure: Some(Failure { message: "the artifact has no name".into(), ..Failure::default() }),
+            spec: SpecRef::quoted(
+                "4.1.7",
+                vec![Quote {
+                    text: "A human readable name for the artifact.".into(),
+                    source: "a2a-proto".into(),
+                    section: "Artifact".into(),
+                }],
+                Some("the spec sets no rule here; a name helps a person find the artifact".into()),
+            ),
+            scored: false,
+            ..check("KIT-INFO-001", "core", Level::Info, Outcome::Info)
         },
     ];
     for id in ["STREAM-SUB-001", "STREAM-SUB-002", "STREAM-SUB-003"] {
@@ -158,4 +210,16 @@ pub fn report_on(port: u16, run_id: &str, task: &str) -> Report {
 
 pub fn report() -> Report {
     report_on(41241, "run-1", "task-1")
+}
+
+/// Panics unless each of `needles` stands in `haystack` after the one before it.
+#[track_caller]
+pub fn assert_in_order(haystack: &str, needles: &[String], what: &str) {
+    let mut from = 0;
+    for n in needles {
+        match haystack[from..].find(n.as_str()) {
+            Some(i) => from += i + n.len(),
+            None => panic!("{what}: {n:?} is missing or out of order in:\n{haystack}"),
+        }
+    }
 }
