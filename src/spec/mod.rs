@@ -2,11 +2,13 @@
 //! model, §1.4) and JSON-RPC 2.0 (the envelope, §9.3), compiled in from `fixtures/spec/`. It finds a
 //! quote in its text after the normalisation the kit allows (whitespace, markdown emphasis and
 //! links, comment markers), names the section a quote stands in, reads the RFC 2119 keyword of a
-//! sentence, and splits a text into its normative sentences for `coverage`.
+//! sentence, splits a text into its normative sentences, and says which of them a quote stands on
+//! (for `coverage`).
 //!
 //! No other layer is imported: the checker and the tests both read the spec through here.
 
 mod normalize;
+mod quoting;
 mod sections;
 mod sentences;
 
@@ -155,8 +157,11 @@ impl Text {
 
     fn locate(&self, offset: usize) -> Location {
         let section = self.sections.iter().take_while(|(at, _)| *at <= offset).last().map(|(_, s)| s.clone());
-        let definition =
-            self.definitions.iter().find(|(start, end, _)| *start <= offset && offset < *end).map(|(_, _, n)| n.clone());
+        let definition = self
+            .definitions
+            .iter()
+            .find(|(start, end, _)| *start <= offset && offset < *end)
+            .map(|(_, _, n)| n.clone());
         Location { offset, section, definition }
     }
 
@@ -195,9 +200,10 @@ pub fn section_of_definition(name: &str) -> Option<String> {
 /// of the definition that holds the quote (`Task`) or the spec section that renders it (`4.1.1`).
 pub fn stands_in(loc: &Location, source: Source, section: &str) -> bool {
     match source {
-        Source::Proto => loc.definition.as_deref().is_some_and(|d| {
-            d == section || section_of_definition(d).as_deref() == Some(section)
-        }),
+        Source::Proto => loc
+            .definition
+            .as_deref()
+            .is_some_and(|d| d == section || section_of_definition(d).as_deref() == Some(section)),
         _ => loc.section.as_deref() == Some(section),
     }
 }
@@ -274,7 +280,8 @@ mod tests {
     #[test]
     fn jsonrpc_sections_are_numbered() {
         let rpc = Source::JsonRpc.text();
-        let at = rpc.find("The Server MUST NOT reply to a Notification, including those that are within a batch request.");
+        let at =
+            rpc.find("The Server MUST NOT reply to a Notification, including those that are within a batch request.");
         assert_eq!(at.len(), 1);
         assert_eq!(at[0].section.as_deref(), Some("4.1"));
     }

@@ -233,6 +233,7 @@ mod tests {
         assert_eq!(id.section.as_deref(), Some("4.1.1"));
         assert_eq!(id.place(), "a2a.proto Task.id (§4.1.1)");
         let rpc = Source::JsonRpc.text().sentences();
-        assert!(rpc.iter().any(|s| s.text == "The Server MUST NOT reply to a Notification, including those that are within a batch request."));
+        assert!(rpc.iter().any(|s| s.text
+            == "The Server MUST NOT reply to a Notification, including those that are within a batch request."));
     }
 }
