@@ -52,11 +52,11 @@ impl Sentence {
 /// The normative ones of a text's sentences.
 pub(super) fn normative(all: &[Sentence]) -> Vec<Sentence> {
     all.iter()
-        .cloned()
         .filter(|s| !s.keywords.is_empty())
         // §2.1 lists the keywords themselves; it binds nobody.
         .filter(|s| !(s.source == Source::Spec && s.section.as_deref() == Some("2.1")))
         .filter(|s| !(s.source == Source::JsonRpc && s.section.as_deref() == Some("2")))
+        .cloned()
         .collect()
 }
 

@@ -42,7 +42,11 @@ pub fn check(id: &str, profile: &str, level: Level, outcome: Outcome) -> CheckRe
         suite: format!("{profile}-suite"),
         profile: profile.into(),
         level,
-        spec: SpecRef { section: "3.1.1".into(), requirement: format!("The server MUST do what {id} checks."), ..SpecRef::default() },
+        spec: SpecRef {
+            section: "3.1.1".into(),
+            requirement: format!("The server MUST do what {id} checks."),
+            ..SpecRef::default()
+        },
         outcome,
         skip_reason: None,
         skip_detail: None,
