@@ -6,7 +6,10 @@
 //! for a quote of all of them; the section the quote names then picks among its places. A quote
 //! that is not verbatim (a paraphrase) can still contain whole sentences, and those count.
 
-use super::{Sentence, Source, Text, normalize};
+use super::normalize::normalize;
+use super::sentences::Sentence;
+use super::source::Source;
+use super::text::Text;
 
 impl Text {
     /// Indices into [`Text::sentences`] of the normative sentences `quote` overlaps. When some of

@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::{Source, Strength, Text, keywords, normalize};
+use super::normalize::normalize;
+use super::source::{Source, Strength, keywords};
+use super::text::{Text, section_of_definition};
 
 /// One sentence of a normative text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +51,21 @@ impl Sentence {
     }
 }
 
+impl Text {
+    /// The normative sentences of the text: every sentence with an RFC 2119 keyword, and in the
+    /// proto every field annotated REQUIRED.
+    pub fn sentences(&self) -> &[Sentence] {
+        static ALL: [OnceLock<Vec<Sentence>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        ALL[self.source as usize].get_or_init(|| normative(self.all_sentences()))
+    }
+
+    /// Every sentence of the text (normative or not), for pointing at the nearest one.
+    pub fn all_sentences(&self) -> &[Sentence] {
+        static ALL: [OnceLock<Vec<Sentence>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        ALL[self.source as usize].get_or_init(|| split_all(self))
+    }
+}
+
 /// The normative ones of a text's sentences.
 pub(super) fn normative(all: &[Sentence]) -> Vec<Sentence> {
     all.iter()
@@ -76,7 +93,7 @@ pub(super) fn split_all(text: &Text) -> Vec<Sentence> {
             let at = offset + origin[from];
             let loc = text.locate(at);
             let section = match text.source {
-                Source::Proto => loc.definition.as_deref().and_then(super::section_of_definition),
+                Source::Proto => loc.definition.as_deref().and_then(section_of_definition),
                 _ => loc.section.clone(),
             };
             out.push(Sentence {
@@ -111,7 +128,7 @@ fn required_fields(text: &Text) -> Vec<Sentence> {
             let field = loc.definition.as_deref().map(|d| format!("{d}.{}", &c[1]));
             out.push(Sentence {
                 source: Source::Proto,
-                section: loc.definition.as_deref().and_then(super::section_of_definition),
+                section: loc.definition.as_deref().and_then(section_of_definition),
                 definition: loc.definition,
                 field,
                 text: normalize(line, Source::Proto),
