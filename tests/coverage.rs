@@ -121,6 +121,38 @@ fn a_check_quoting_a_sentence_verbatim_covers_it() {
 }
 
 #[test]
+fn each_sentence_quoted_where_it_stands_covers_itself_and_no_other() {
+    // One check per normative sentence, quoting it whole from its place: the proto names the
+    // definition, as a check does when several definitions hold the same line.
+    let mut tests = Vec::new();
+    for source in Source::ALL {
+        for (i, s) in source.text().sentences().iter().enumerate() {
+            let section = match source {
+                Source::Proto => s.definition.clone().unwrap_or_default(),
+                _ => s.section.clone().unwrap_or_default(),
+            };
+            let quote = json!([{"quote": s.text, "source": source.as_str()}]);
+            tests.push(check(&format!("{}-{i}", source.as_str()), &section, quote));
+        }
+    }
+    let c = Coverage::compute(&tests, &Reasons::builtin().unwrap());
+    let t = c.tally(None);
+    assert_eq!(t.covered, t.testable, "{}", c.share_line());
+    for traced in &c.sentences {
+        let s = traced.sentence;
+        // Only a sentence written twice in one place (the deprecated OAuth flows' "This MUST be in the
+        // form of a URL.") is quoted by both quotes.
+        let twins = c
+            .sentences
+            .iter()
+            .filter(|o| o.id.0 == s.source && o.sentence.text == s.text && o.sentence.definition == s.definition)
+            .filter(|o| o.sentence.section == s.section)
+            .count();
+        assert_eq!(traced.quoted_by.len(), twins, "{} «{}»: {:?}", s.place(), s.text, traced.quoted_by);
+    }
+}
+
+#[test]
 fn the_command_prints_the_share_line_and_the_same_as_json() {
     let run = |args: &[&str]| {
         let out = Command::new(BIN).args(args).env("NO_COLOR", "1").output().expect("the binary runs");
