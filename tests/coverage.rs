@@ -64,7 +64,7 @@ fn a_reasons_file_that_says_too_much_or_too_little_is_caught() {
         "names reason \"nope\", which \"reasons\" does not define",
         "rule 2 decides no sentence",
         "rule 3: subject is not a regular expression",
-        "reason \"unused\" is given to no sentence",
+        "reason \"unused\" is named by no rule and no entry",
     ] {
         assert!(problems.contains(want), "missing «{want}» in:\n{problems}");
     }

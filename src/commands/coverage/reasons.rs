@@ -123,63 +123,15 @@ impl Reasons {
         let sentences = all_sentences();
         let mut problems = Vec::new();
         let mut used: BTreeMap<&str, bool> = self.reasons.keys().map(|k| (k.as_str(), false)).collect();
-        let mut known = |name: &str, what: &str, problems: &mut Vec<String>| match used.get_mut(name) {
-            Some(u) => *u = true,
-            None => problems.push(format!("{what} names reason {name:?}, which \"reasons\" does not define")),
-        };
-
-        let rules: Vec<Option<Regex>> = self
-            .rules
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                known(&r.reason, &format!("rule {}", i + 1), &mut problems);
-                if r.source.is_none() && r.section.is_none() && r.subject.is_none() {
-                    problems.push(format!("rule {} names no source, section or subject", i + 1));
-                }
-                let re = r.subject.as_deref().map(Regex::new).transpose();
-                re.unwrap_or_else(|e| {
-                    problems.push(format!("rule {}: subject is not a regular expression: {e}", i + 1));
-                    None
-                })
-            })
-            .collect();
+        let subjects = self.subjects(&mut used, &mut problems);
+        let (by_sentence, targets) = self.resolve_entries(&sentences, &mut used, &mut problems);
         let rule_of = |s: &Sentence| {
-            self.rules.iter().zip(&rules).position(|(r, re)| {
+            self.rules.iter().zip(&subjects).position(|(r, re)| {
                 r.source.is_none_or(|src| src == s.source)
                     && r.section.as_deref().is_none_or(|sec| s.within(sec))
                     && (r.subject.is_none() || re.as_ref().is_some_and(|re| re.is_match(&s.text)))
             })
         };
-
-        // Which sentences each entry speaks for, and which entries speak for each sentence.
-        let mut by_sentence: BTreeMap<SentenceId, Vec<usize>> = BTreeMap::new();
-        let mut targets: BTreeMap<usize, SentenceId> = BTreeMap::new();
-        for (i, e) in self.sentences.iter().enumerate() {
-            let name = entry_name(e);
-            let said = [e.reason.is_some(), e.testable.is_some(), e.restates.is_some()].iter().filter(|b| **b).count();
-            if said != 1 {
-                problems.push(format!("{name} must say exactly one of reason, testable, restates"));
-            }
-            if e.note.is_some() && e.reason.is_none() {
-                problems.push(format!("{name} has a note but no reason"));
-            }
-            if let Some(r) = &e.reason {
-                known(r, &name, &mut problems);
-            }
-            match find(&sentences, e.source, &e.section, &e.text) {
-                Ok(id) => by_sentence.entry(id).or_default().push(i),
-                Err(why) => problems.push(format!("{name} {why}")),
-            }
-            if let Some(p) = &e.restates {
-                match find(&sentences, p.source.unwrap_or(e.source), &p.section, &p.text) {
-                    Ok(id) => {
-                        targets.insert(i, id);
-                    }
-                    Err(why) => problems.push(format!("{name}: the sentence it restates {why}")),
-                }
-            }
-        }
 
         let mut decided = vec![false; self.rules.len()];
         let mut out = Vec::with_capacity(sentences.len());
@@ -196,11 +148,8 @@ impl Reasons {
                 Some((_, e)) if e.reason.is_some() => {
                     let reason = e.reason.clone().unwrap_or_default();
                     if let Some(r) = rule.filter(|&r| self.rules[r].reason == reason) {
-                        problems.push(format!(
-                            "{} repeats rule {}, which already gives it {reason:?}",
-                            entry_name(e),
-                            r + 1
-                        ));
+                        let name = entry_name(e);
+                        problems.push(format!("{name} repeats rule {}, which already gives it {reason:?}", r + 1));
                     }
                     Class::Untestable { reason, note: e.note.clone() }
                 }
@@ -211,7 +160,7 @@ impl Reasons {
                     Class::Testable { why: e.testable.clone() }
                 }
                 Some((i, _)) if targets.contains_key(&i) => Class::Restates { target: targets[&i] },
-                // An entry in error is reported above; the rules decide meanwhile.
+                // An entry in error is reported already; the rules decide meanwhile.
                 _ => match rule {
                     Some(r) => {
                         decided[r] = true;
@@ -223,33 +172,100 @@ impl Reasons {
             out.push((*id, class));
         }
 
-        let class_of: BTreeMap<SentenceId, &Class> = out.iter().map(|(id, c)| (*id, c)).collect();
-        for (id, class) in &out {
-            if let Class::Restates { target } = class {
-                let s = id.0.text().sentences()[id.1].place();
-                if target == id {
-                    problems.push(format!("{s}: a sentence restates itself"));
-                } else if !matches!(class_of.get(target), Some(Class::Testable { .. })) {
-                    let t = target.0.text().sentences()[target.1].place();
-                    problems.push(format!(
-                        "{s} restates {t}, which is not counted either: give it {t}'s reason, or restate a counted sentence"
-                    ));
-                }
-            }
-        }
+        check_restatements(&out, &mut problems);
         for (i, d) in decided.iter().enumerate() {
             // A subject that does not compile is reported already.
-            let broken = self.rules[i].subject.is_some() && rules[i].is_none();
+            let broken = self.rules[i].subject.is_some() && subjects[i].is_none();
             if !d && !broken {
                 problems.push(format!("rule {} decides no sentence", i + 1));
             }
         }
         for (name, u) in used {
             if !u {
-                problems.push(format!("reason {name:?} is given to no sentence"));
+                problems.push(format!("reason {name:?} is named by no rule and no entry"));
             }
         }
         (out, problems)
+    }
+
+    /// Each rule's subject compiled (None: it has none, or it does not compile).
+    fn subjects(&self, used: &mut BTreeMap<&str, bool>, problems: &mut Vec<String>) -> Vec<Option<Regex>> {
+        let mut out = Vec::with_capacity(self.rules.len());
+        for (i, r) in self.rules.iter().enumerate() {
+            mark_used(used, &r.reason, &format!("rule {}", i + 1), problems);
+            if r.source.is_none() && r.section.is_none() && r.subject.is_none() {
+                problems.push(format!("rule {} names no source, section or subject", i + 1));
+            }
+            out.push(r.subject.as_deref().and_then(|re| {
+                Regex::new(re)
+                    .map_err(|e| problems.push(format!("rule {}: subject is not a regular expression: {e}", i + 1)))
+                    .ok()
+            }));
+        }
+        out
+    }
+
+    /// Which entries speak for each sentence, and the sentence each restatement points at.
+    fn resolve_entries(
+        &self,
+        sentences: &[(SentenceId, &Sentence)],
+        used: &mut BTreeMap<&str, bool>,
+        problems: &mut Vec<String>,
+    ) -> (BTreeMap<SentenceId, Vec<usize>>, BTreeMap<usize, SentenceId>) {
+        let mut by_sentence: BTreeMap<SentenceId, Vec<usize>> = BTreeMap::new();
+        let mut targets = BTreeMap::new();
+        for (i, e) in self.sentences.iter().enumerate() {
+            let name = entry_name(e);
+            let said = [e.reason.is_some(), e.testable.is_some(), e.restates.is_some()].iter().filter(|b| **b).count();
+            if said != 1 {
+                problems.push(format!("{name} must say exactly one of reason, testable, restates"));
+            }
+            if e.note.is_some() && e.reason.is_none() {
+                problems.push(format!("{name} has a note but no reason"));
+            }
+            if let Some(r) = &e.reason {
+                mark_used(used, r, &name, problems);
+            }
+            match find(sentences, e.source, &e.section, &e.text) {
+                Ok(id) => by_sentence.entry(id).or_default().push(i),
+                Err(why) => problems.push(format!("{name} {why}")),
+            }
+            if let Some(p) = &e.restates {
+                match find(sentences, p.source.unwrap_or(e.source), &p.section, &p.text) {
+                    Ok(id) => {
+                        targets.insert(i, id);
+                    }
+                    Err(why) => problems.push(format!("{name}: the sentence it restates {why}")),
+                }
+            }
+        }
+        (by_sentence, targets)
+    }
+}
+
+/// A reason named by a rule or an entry is defined, and used.
+fn mark_used(used: &mut BTreeMap<&str, bool>, name: &str, what: &str, problems: &mut Vec<String>) {
+    match used.get_mut(name) {
+        Some(u) => *u = true,
+        None => problems.push(format!("{what} names reason {name:?}, which \"reasons\" does not define")),
+    }
+}
+
+/// A restatement points at another sentence, which is counted (testable): else the requirement
+/// would be counted nowhere.
+fn check_restatements(classes: &[(SentenceId, Class)], problems: &mut Vec<String>) {
+    let place = |id: &SentenceId| id.0.text().sentences()[id.1].place();
+    let class_of: BTreeMap<SentenceId, &Class> = classes.iter().map(|(id, c)| (*id, c)).collect();
+    for (id, class) in classes {
+        let Class::Restates { target } = class else { continue };
+        if target == id {
+            problems.push(format!("{}: a sentence restates itself", place(id)));
+        } else if !matches!(class_of.get(target), Some(Class::Testable { .. })) {
+            let (s, t) = (place(id), place(target));
+            problems.push(format!(
+                "{s} restates {t}, which is not counted either: give it {t}'s reason, or restate a counted sentence"
+            ));
+        }
     }
 }
 
