@@ -49,12 +49,16 @@ pub enum Command {
         #[command(subcommand)]
         command: ReportCommand,
     },
-    /// Traceability: for each sentence of the spec's MUST checklist, the checks that test it, and
-    /// the sentences no check tests.
+    /// Traceability: every normative sentence of the spec, its proto and JSON-RPC 2.0 with the
+    /// checks that quote it or why no server check can; the share of testable sentences covered;
+    /// the gaps.
     Coverage {
-        /// Print the mapping as JSON.
+        /// Print the same as JSON.
         #[arg(long)]
         json: bool,
+        /// Print only the gaps: testable server sentences no check quotes.
+        #[arg(long)]
+        gaps: bool,
     },
     /// Talk to any A2A agent by hand; prints JSON (one line per stream event).
     Client {
@@ -583,7 +587,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
             report::render(&report, format.into(), output.as_deref())
         }
         Command::Report { command: ReportCommand::Diff { old, new, json } } => report::diff(&old, &new, json),
-        Command::Coverage { json } => coverage::run_command(json),
+        Command::Coverage { json, gaps } => coverage::run_command(json, gaps),
         Command::Client { command, options } => crate::commands::client::run(command, options).await,
         Command::Card { command, options } => Ok(crate::commands::card::run(command, options).await),
         Command::Mock(args) if args.print_limits => mock::print_limits(&args.to_config()?),

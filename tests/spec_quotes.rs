@@ -80,12 +80,7 @@ fn quote_problem(q: &ResolvedQuote) -> Option<String> {
                 _ => format!("§{}", l.section.as_deref().unwrap_or("?")),
             })
             .collect();
-        return Some(format!(
-            "quote stands in {}, not in {} as named: «{}»",
-            places.join(", "),
-            q.section,
-            q.text
-        ));
+        return Some(format!("quote stands in {}, not in {} as named: «{}»", places.join(", "), q.section, q.text));
     }
     None
 }

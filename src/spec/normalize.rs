@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::Source;
+use super::source::Source;
 
 /// The normalised form of a piece of text from (or quoting) `source`.
 pub fn normalize(text: &str, source: Source) -> String {

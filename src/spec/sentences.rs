@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::{Source, Strength, Text, keywords, normalize};
+use super::normalize::normalize;
+use super::source::{Source, Strength, keywords};
+use super::text::{Text, section_of_definition};
 
 /// One sentence of a normative text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,14 +51,29 @@ impl Sentence {
     }
 }
 
+impl Text {
+    /// The normative sentences of the text: every sentence with an RFC 2119 keyword, and in the
+    /// proto every field annotated REQUIRED.
+    pub fn sentences(&self) -> &[Sentence] {
+        static ALL: [OnceLock<Vec<Sentence>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        ALL[self.source as usize].get_or_init(|| normative(self.all_sentences()))
+    }
+
+    /// Every sentence of the text (normative or not), for pointing at the nearest one.
+    pub fn all_sentences(&self) -> &[Sentence] {
+        static ALL: [OnceLock<Vec<Sentence>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        ALL[self.source as usize].get_or_init(|| split_all(self))
+    }
+}
+
 /// The normative ones of a text's sentences.
 pub(super) fn normative(all: &[Sentence]) -> Vec<Sentence> {
     all.iter()
-        .cloned()
         .filter(|s| !s.keywords.is_empty())
         // §2.1 lists the keywords themselves; it binds nobody.
         .filter(|s| !(s.source == Source::Spec && s.section.as_deref() == Some("2.1")))
         .filter(|s| !(s.source == Source::JsonRpc && s.section.as_deref() == Some("2")))
+        .cloned()
         .collect()
 }
 
@@ -76,7 +93,7 @@ pub(super) fn split_all(text: &Text) -> Vec<Sentence> {
             let at = offset + origin[from];
             let loc = text.locate(at);
             let section = match text.source {
-                Source::Proto => loc.definition.as_deref().and_then(super::section_of_definition),
+                Source::Proto => loc.definition.as_deref().and_then(section_of_definition),
                 _ => loc.section.clone(),
             };
             out.push(Sentence {
@@ -111,7 +128,7 @@ fn required_fields(text: &Text) -> Vec<Sentence> {
             let field = loc.definition.as_deref().map(|d| format!("{d}.{}", &c[1]));
             out.push(Sentence {
                 source: Source::Proto,
-                section: loc.definition.as_deref().and_then(super::section_of_definition),
+                section: loc.definition.as_deref().and_then(section_of_definition),
                 definition: loc.definition,
                 field,
                 text: normalize(line, Source::Proto),
@@ -233,6 +250,7 @@ mod tests {
         assert_eq!(id.section.as_deref(), Some("4.1.1"));
         assert_eq!(id.place(), "a2a.proto Task.id (§4.1.1)");
         let rpc = Source::JsonRpc.text().sentences();
-        assert!(rpc.iter().any(|s| s.text == "The Server MUST NOT reply to a Notification, including those that are within a batch request."));
+        assert!(rpc.iter().any(|s| s.text
+            == "The Server MUST NOT reply to a Notification, including those that are within a batch request."));
     }
 }

@@ -1,0 +1,47 @@
+//! `a2a-conform coverage`: traceability from the spec's words to the checks. For every normative
+//! sentence of the A2A 1.0 specification, its proto and JSON-RPC 2.0 (`crate::spec`), the built-in
+//! checks that quote it; for every sentence no check quotes, whether a server check could test it
+//! (a gap) or why not (`suites/coverage.json`); and the share of testable sentences covered.
+
+mod reasons;
+mod render;
+mod trace;
+
+pub use reasons::{BUILTIN, Class, Entry, FILE, Pointer, Reasons, Rule, SentenceId, all_sentences};
+pub use render::{gaps_json, gaps_text, to_json, to_text};
+pub use trace::{Coverage, GapGroup, Status, Tally, Traced};
+
+use super::report::print_stdout;
+use crate::suite::loader;
+use crate::suite::model::Test;
+
+/// Every built-in check: the server suites and the kit's synthetic checks.
+pub fn builtin_tests() -> Result<Vec<Test>, String> {
+    let mut suites = loader::builtin().map_err(|e| e.to_string())?;
+    suites.push(loader::kit().map_err(|e| e.to_string())?);
+    Ok(suites.into_iter().flat_map(|s| s.doc.suites).flat_map(|s| s.tests).collect())
+}
+
+/// The coverage of the built-in checks under the built-in reasons file.
+pub fn builtin() -> anyhow::Result<Coverage> {
+    let reasons = Reasons::builtin().map_err(|e| anyhow::anyhow!(e))?;
+    let tests = builtin_tests().map_err(|e| anyhow::anyhow!(e))?;
+    Ok(Coverage::compute(&tests, &reasons))
+}
+
+/// `a2a-conform coverage [--json] [--gaps]`: exit 0, or 1 when the reasons file has problems
+/// (printed on stderr, and under `problems` in the JSON).
+pub fn run_command(json: bool, gaps: bool) -> anyhow::Result<i32> {
+    let c = builtin()?;
+    let text = match (json, gaps) {
+        (true, true) => format!("{}\n", serde_json::to_string_pretty(&gaps_json(&c))?),
+        (true, false) => format!("{}\n", serde_json::to_string_pretty(&to_json(&c))?),
+        (false, true) => gaps_text(&c),
+        (false, false) => to_text(&c),
+    };
+    print_stdout(&text)?;
+    for p in &c.problems {
+        eprintln!("error: {FILE}: {p}");
+    }
+    Ok(i32::from(!c.problems.is_empty()))
+}
