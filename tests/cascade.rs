@@ -37,7 +37,33 @@ const SUITE: &str = r#"{
      "requirement": "GetTask returns the task.",
      "steps": [{"id": "send", "operation": "send_message",
                 "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
-                "capture": {"taskId": "task.id"}}]}
+                "capture": {"taskId": "task.id"}}]},
+    {"id": "ANCHOR-GET-001", "name": "GetTask answers", "level": "must", "section": "3.1.3",
+     "requirement": "GetTask returns the task.",
+     "steps": [{"id": "send", "operation": "send_message", "prerequisite": "ANCHOR-SEND-001",
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
+                "capture": {"taskId": "task.id"}},
+               {"id": "get", "operation": "get_task", "params": {"id": "{{send.taskId}}"},
+                "expect": {"body": {"id": "{{send.taskId}}"}}}]},
+    {"id": "DEP-HIST-001", "name": "Builds on GetTask as a whole", "level": "must", "section": "3.2.4",
+     "requirement": "GetTask honours historyLength.", "depends_on": ["ANCHOR-GET-001"],
+     "steps": [{"id": "send", "operation": "send_message", "prerequisite": "ANCHOR-SEND-001",
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
+                "capture": {"taskId": "task.id"}},
+               {"id": "get", "operation": "get_task", "params": {"id": "{{send.taskId}}", "historyLength": 1},
+                "expect": {"body": {"id": "{{send.taskId}}"}}}]},
+    {"id": "DEP-PASS-001", "name": "Declares a dependency and passes", "level": "must", "section": "3.1.1",
+     "requirement": "SendMessage returns a Task or a Message.", "depends_on": ["ANCHOR-GET-001"],
+     "steps": [{"id": "send", "operation": "send_message",
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}}}]},
+    {"id": "DEP-STEP-001", "name": "A setup step graded by two checks", "level": "must", "section": "3.1.4",
+     "requirement": "ListTasks returns the task.",
+     "steps": [{"id": "send", "operation": "send_message", "prerequisite": "ANCHOR-SEND-001",
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
+                "capture": {"taskId": "task.id"}},
+               {"id": "get", "operation": "get_task", "params": {"id": "{{send.taskId}}"},
+                "prerequisite": ["ANCHOR-SEND-001", "ANCHOR-GET-001"],
+                "expect": {"body": {"id": "{{send.taskId}}"}}}]}
   ]}]
 }"#;
 
@@ -52,6 +78,19 @@ fn send_answers_500() -> Arc<Fault> {
     )
     .expect("the test fault parses");
     c.get("FAULT-TEST-SEND-500").unwrap()
+}
+
+fn get_answers_500() -> Arc<Fault> {
+    let mut c = FaultCatalogue::default();
+    c.add(
+        "test",
+        r#"{"id": "FAULT-TEST-GET-500", "section": "3.1.3", "description": "GetTask answers HTTP 500",
+            "kills": ["ANCHOR-GET-001"],
+            "mutations": [{"op": "http_status", "status": 500, "methods": ["GetTask"]},
+                          {"op": "html_body", "methods": ["GetTask"]}]}"#,
+    )
+    .expect("the test fault parses");
+    c.get("FAULT-TEST-GET-500").unwrap()
 }
 
 async fn run_against(faults: Vec<Arc<Fault>>) -> Report {
@@ -75,7 +114,7 @@ fn outcome(r: &Report, id: &str) -> (Outcome, Option<SkipReason>, Option<String>
 #[tokio::test]
 async fn a_broken_prerequisite_is_one_finding_and_its_dependents_are_undecided() {
     let healthy = run_against(Vec::new()).await;
-    for id in ["ANCHOR-SEND-001", "DEP-GET-001", "DEP-LIST-001", "OWN-GET-001"] {
+    for id in ["ANCHOR-SEND-001", "DEP-GET-001", "DEP-LIST-001", "OWN-GET-001", "ANCHOR-GET-001", "DEP-HIST-001", "DEP-PASS-001", "DEP-STEP-001"] {
         assert_eq!(outcome(&healthy, id).0, Outcome::Pass, "{id} against the faithful mock");
     }
 
@@ -95,6 +134,22 @@ async fn a_broken_prerequisite_is_one_finding_and_its_dependents_are_undecided()
     assert_eq!(outcome(&broken, "OWN-GET-001").0, Outcome::Fail);
 
     let text = render(&broken, false);
-    assert!(text.contains("2 check(s) depend on it and were not decided: DEP-GET-001, DEP-LIST-001"), "{text}");
+    assert!(text.contains("6 check(s) depend on it and were not decided: DEP-GET-001, DEP-LIST-001"), "{text}");
     assert!(text.contains("could not be decided"), "{text}");
+}
+
+/// `depends_on`: a check that does not pass waits for the checks it builds on and defers to the first
+/// that failed; one that passes keeps its pass. A setup step may name several graders: the first that
+/// failed is named.
+#[tokio::test]
+async fn a_failed_dependency_decides_only_the_checks_that_did_not_pass() {
+    let broken = run_against(vec![get_answers_500()]).await;
+    assert_eq!(outcome(&broken, "ANCHOR-SEND-001").0, Outcome::Pass);
+    assert_eq!(outcome(&broken, "ANCHOR-GET-001").0, Outcome::Fail);
+    let waits = (Outcome::Skip, Some(SkipReason::DependsOnFailed), Some("ANCHOR-GET-001".to_owned()));
+    assert_eq!(outcome(&broken, "DEP-HIST-001"), waits, "depends_on");
+    assert_eq!(outcome(&broken, "DEP-STEP-001"), waits, "a prerequisite list names the one that failed");
+    assert_eq!(outcome(&broken, "DEP-PASS-001").0, Outcome::Pass, "a pass is not undone by a failed dependency");
+    // The setup step graded by ANCHOR-SEND-001 alone, which passed: the failure stays DEP-GET-001's own.
+    assert_eq!(outcome(&broken, "DEP-GET-001").0, Outcome::Fail);
 }

@@ -329,25 +329,46 @@ fn the_acts_draft_corpus_loads_and_only_its_grammar_slips_are_refused() {
     assert!(tests > 100, "{tests} tests in the corpus");
 }
 
+/// A check waits on its step prerequisites and its `depends_on`; a cycle among them would make the
+/// checks in it wait for each other until `--timeout`.
 #[test]
 fn prerequisites_name_existing_checks_without_cycles() {
     let tests = all_tests();
-    let ids: HashMap<&str, Vec<&str>> = tests
+    let edges: HashMap<&str, Vec<&str>> = tests
         .iter()
-        .map(|(_, _, t)| (t.id.as_str(), t.steps.iter().filter_map(|s| s.prerequisite.as_deref()).collect()))
+        .map(|(_, _, t)| {
+            let mut causes: Vec<&str> = t.steps.iter().flat_map(|s| s.prerequisite.iter()).collect();
+            causes.extend(t.depends_on.iter().map(String::as_str));
+            (t.id.as_str(), causes)
+        })
         .collect();
     let mut problems = Vec::new();
-    for (id, causes) in &ids {
+    for (id, causes) in &edges {
         for c in causes {
-            if !ids.contains_key(c) {
-                problems.push(format!("{id} names prerequisite {c}, which is not a built-in check"));
-            } else if *c == *id {
-                problems.push(format!("{id} names itself as prerequisite"));
-            } else if ids[c].contains(id) {
-                problems.push(format!("{id} and {c} name each other as prerequisite"));
+            if !edges.contains_key(c) {
+                problems.push(format!("{id} names {c} as a prerequisite or dependency, which is not a built-in check"));
             }
         }
     }
+    // Depth-first search from every check: a path back to where it started is a cycle.
+    for start in edges.keys() {
+        let mut stack: Vec<Vec<&str>> = vec![vec![start]];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(path) = stack.pop() {
+            let last = *path.last().unwrap();
+            for next in edges.get(last).into_iter().flatten() {
+                if next == start {
+                    problems.push(format!("cycle: {} → {start}", path.join(" → ")));
+                } else if seen.insert(*next) {
+                    let mut longer = path.clone();
+                    longer.push(next);
+                    stack.push(longer);
+                }
+            }
+        }
+    }
+    problems.sort();
+    problems.dedup();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

@@ -66,6 +66,10 @@ pub struct Matrix {
     pub intended: BTreeMap<String, Vec<String>>,
     /// Fault id → intended checks that survived it, or that the run never reported: gaps.
     pub survivors: BTreeMap<String, Vec<String>>,
+    /// Fault id → checks that failed or warned although the fault does not name them: each is a
+    /// false verdict waiting for a real agent with that one defect (a check asserting what another
+    /// owns, or missing its prerequisite). Collateral `depends_on_failed` skips are not listed.
+    pub collateral: BTreeMap<String, Vec<Collateral>>,
     /// Fault id → wall time of its run, in ms (the slowest bound the matrix's runtime).
     pub run_ms: BTreeMap<String, u64>,
     /// Faults no check caught.
@@ -94,6 +98,23 @@ impl Matrix {
             && self.survivors.is_empty()
             && self.unkilled_checks.is_empty()
             && self.stale_unkillable.is_empty()
+            && self.collateral.is_empty()
+    }
+
+    /// Collateral fails and warns over all faults.
+    pub fn collateral_total(&self) -> usize {
+        self.collateral.values().map(Vec::len).sum()
+    }
+
+    /// Of the fails and warns a fault caused, the share its `kills` names (1.0 when it caused
+    /// none).
+    pub fn precision(&self, fault: &str) -> f64 {
+        let named = self.kills.get(fault).map_or(0, |k| {
+            let meant = self.intended.get(fault).map(Vec::as_slice).unwrap_or_default();
+            k.iter().filter(|c| meant.contains(c)).count()
+        });
+        let stray = self.collateral.get(fault).map_or(0, Vec::len);
+        if named + stray == 0 { 1.0 } else { named as f64 / (named + stray) as f64 }
     }
 
     /// What `fault` killed beyond the checks it names.
@@ -111,7 +132,13 @@ impl Matrix {
             "{} faults, {} scored checks.\n\n## Faults → checks that failed\n\n",
             self.faults, self.scored_checks
         ));
-        s.push_str("| Fault | Meant to kill | Also killed (collateral) |\n|---|---|---|\n");
+        s.push_str(&format!(
+            "Collateral fails or warns: {}. Precision: of the fails and warns a fault causes, the share it names.\n\n",
+            self.collateral_total()
+        ));
+        s.push_str(
+            "| Fault | Precision | Meant to kill | Collateral fail / warn | Also killed (info) |\n|---|---|---|---|---|\n",
+        );
         for f in self.kills.keys() {
             let survivors = self.survivors.get(f).map(Vec::as_slice).unwrap_or_default();
             let intended: Vec<String> = self
@@ -121,11 +148,22 @@ impl Matrix {
                 .flatten()
                 .map(|c| if survivors.contains(c) { format!("**{c} (survived)**") } else { c.clone() })
                 .collect();
-            let collateral = self.collateral(f);
+            let stray: Vec<String> = self
+                .collateral
+                .get(f)
+                .into_iter()
+                .flatten()
+                .map(|c| format!("**{} ({})**", c.check, c.outcome.as_str()))
+                .collect();
+            let stray_ids: Vec<&str> = self.collateral.get(f).into_iter().flatten().map(|c| c.check.as_str()).collect();
+            let info: Vec<&str> = self.collateral(f).into_iter().filter(|c| !stray_ids.contains(c)).collect();
+            let dash = |v: Vec<String>| if v.is_empty() { "—".to_owned() } else { v.join(", ") };
             s.push_str(&format!(
-                "| {f} | {} | {} |\n",
+                "| {f} | {:.0}% | {} | {} | {} |\n",
+                100.0 * self.precision(f),
                 intended.join(", "),
-                if collateral.is_empty() { "—".to_owned() } else { collateral.join(", ") }
+                dash(stray),
+                dash(info.into_iter().map(str::to_owned).collect()),
             ));
         }
         let mut by_check: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
@@ -175,6 +213,12 @@ impl Matrix {
         for (f, ids) in &self.survivors {
             s.push_str(&format!("  {f}: meant to kill {} but they survived\n", ids.join(", ")));
         }
+        s.push_str(&format!("collateral fails or warns: {}\n", self.collateral_total()));
+        for (f, list) in &self.collateral {
+            for c in list {
+                s.push_str(&format!("  {f}: {} {} ({})\n", c.check, c.outcome.as_str(), one_line(&c.message)));
+            }
+        }
         if !self.whole_catalogue {
             s.push_str("scored checks killed: not judged (only some faults ran)\n");
         } else {
@@ -210,6 +254,15 @@ impl Matrix {
     }
 }
 
+/// A check that failed or warned under a fault that does not name it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Collateral {
+    pub check: String,
+    pub outcome: Outcome,
+    /// What the check said, to see at a glance whose requirement it judged.
+    pub message: String,
+}
+
 /// Milliseconds a fault makes the mock wait on purpose (stalls, streams kept open).
 fn deliberate_wait_ms(f: &Fault) -> u64 {
     f.mutations
@@ -219,6 +272,15 @@ fn deliberate_wait_ms(f: &Fault) -> u64 {
             _ => 0,
         })
         .sum()
+}
+
+fn one_line(s: &str) -> String {
+    let first = s.lines().next().unwrap_or("");
+    let mut out: String = first.chars().take(160).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
 }
 
 /// True if the check caught something (a violated MUST, SHOULD or MAY).
@@ -343,12 +405,26 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     }
     let intended: BTreeMap<String, Vec<String>> = faults.iter().map(|f| (f.id.clone(), f.kills.clone())).collect();
     let mut kills = BTreeMap::new();
+    let mut collateral = BTreeMap::new();
     let mut run_ms = BTreeMap::new();
     while let Some(joined) = tasks.join_next().await {
         let (id, results, ms) = joined.map_err(|e| e.to_string())?;
         run_ms.insert(id.clone(), ms);
         let results = results?;
         let killed_ids: Vec<String> = results.iter().filter(|r| killed(r)).map(|r| r.id.clone()).collect();
+        let meant = intended.get(&id).map(Vec::as_slice).unwrap_or_default();
+        let stray: Vec<Collateral> = results
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Fail | Outcome::Warn) && !meant.contains(&r.id))
+            .map(|r| Collateral {
+                check: r.id.clone(),
+                outcome: r.outcome,
+                message: r.failure.as_ref().map(|f| f.message.clone()).unwrap_or_default(),
+            })
+            .collect();
+        if !stray.is_empty() {
+            collateral.insert(id.clone(), stray);
+        }
         kills.insert(id, killed_ids);
     }
     let clean_problems: BTreeMap<String, String> = clean
@@ -388,6 +464,7 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     Ok(Matrix {
         intended,
         survivors,
+        collateral,
         clean_problems,
         undetected_faults,
         unkilled_checks,

@@ -130,9 +130,9 @@ pub enum StepFail {
     Undecided(Failure),
     /// The check does not apply to what this agent does (its own answers rule it out).
     Skip(SkipReason, String),
-    /// A setup step failed; `cause` is the check that grades that step. Whether this check
-    /// reports the failure or defers to the cause depends on how the cause ended.
-    Prerequisite { cause: String, failure: Box<StepFail> },
+    /// A setup step failed; `causes` are the checks that grade that step. Whether this check
+    /// reports the failure or defers to one of them depends on how they ended.
+    Prerequisite { causes: Vec<String>, failure: Box<StepFail> },
 }
 
 impl StepFail {

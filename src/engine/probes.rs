@@ -50,7 +50,7 @@ fn message(text: &str) -> Value {
 async fn start_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<String, StepFail> {
     start_task_inner(run, step, text).await.map_err(|e| match e {
         e @ (StepFail::Violation(_) | StepFail::Undecided(_)) => {
-            StepFail::Prerequisite { cause: SEND_ANCHOR.into(), failure: Box::new(e) }
+            StepFail::Prerequisite { causes: vec![SEND_ANCHOR.into()], failure: Box::new(e) }
         }
         other => other,
     })
@@ -354,7 +354,7 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
         // Any agent: the config travels with the neutral message; every update after it counts.
         start_with_push_config(run, config).await.map_err(|e| match e {
             e @ (StepFail::Violation(_) | StepFail::Undecided(_)) => {
-                StepFail::Prerequisite { cause: SEND_ANCHOR.into(), failure: Box::new(e) }
+                StepFail::Prerequisite { causes: vec![SEND_ANCHOR.into()], failure: Box::new(e) }
             }
             other => other,
         })?;

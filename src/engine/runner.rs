@@ -27,11 +27,11 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
             tokio::time::sleep(Duration::from_millis(ms.min(60_000))).await;
         }
         if let Err(e) = run_step(run, step).await {
-            return Err(match (&step.prerequisite, e) {
-                (Some(cause), e @ (StepFail::Violation(_) | StepFail::Undecided(_))) => {
-                    StepFail::Prerequisite { cause: cause.clone(), failure: Box::new(e) }
+            return Err(match e {
+                e @ (StepFail::Violation(_) | StepFail::Undecided(_)) if !step.prerequisite.is_empty() => {
+                    StepFail::Prerequisite { causes: step.prerequisite.0.clone(), failure: Box::new(e) }
                 }
-                (_, e) => e,
+                e => e,
             });
         }
     }

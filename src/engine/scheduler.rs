@@ -34,6 +34,8 @@ enum Progress {
 #[derive(Debug, Clone)]
 struct Ending {
     outcome: Outcome,
+    /// It found a violation (fail, warn, or a MAY/info check with a failure) or could not decide.
+    found: bool,
     /// Its one-line reason.
     why: String,
     /// The failed check at the root of a chain of deferrals, when this one deferred too.
@@ -54,7 +56,9 @@ fn settled_channels(ids: &[String]) -> Arc<HashMap<String, Settled>> {
 fn publish(settled: &HashMap<String, Settled>, r: &CheckResult) {
     if let Some(tx) = settled.get(&r.id) {
         let why = r.failure.as_ref().map(|f| f.message.clone()).or_else(|| r.skip_detail.clone()).unwrap_or_default();
-        tx.send_replace(Some(Ending { outcome: r.outcome, why, root: r.depends_on.clone() }));
+        let found = matches!(r.outcome, Outcome::Fail | Outcome::Warn | Outcome::Error)
+            || (r.outcome == Outcome::Info && r.failure.is_some());
+        tx.send_replace(Some(Ending { outcome: r.outcome, found, why, root: r.depends_on.clone() }));
     }
 }
 
@@ -142,8 +146,9 @@ pub async fn run_all(
     board.results.into_iter().flatten().collect()
 }
 
-/// One check in its slot; a check whose setup step failed waits, out of its slot, for how the
-/// check it defers to ended.
+/// One check in its slot; a check whose setup step failed, or that did not pass and declares
+/// `depends_on`, waits out of its slot for how those checks ended, and defers to the first of them
+/// that found a violation: one violation, one finding.
 async fn run_one(
     ctx: &Ctx,
     check: &PlannedCheck,
@@ -155,20 +160,31 @@ async fn run_one(
 ) -> CheckResult {
     let permit = sem.acquire().await;
     let _ = tx.send(Progress::Started(i));
-    let (mut result, cause) = match ctx.guard.stopped() {
+    let (mut result, mut causes) = match ctx.guard.stopped() {
         // The agent stopped answering or the run ran out of time: nothing more is sent.
-        Some(why) => (stopped_result(check, why), None),
+        Some(why) => (stopped_result(check, why), Vec::new()),
         None => tokio::select! {
             r = run_check(ctx, check, timeout) => r,
-            why = ctx.guard.wait_stop() => (stopped_result(check, why), None),
+            why = ctx.guard.wait_stop() => (stopped_result(check, why), Vec::new()),
         },
     };
-    // Waiting for the cause holds no slot: the cause may still need one to run.
+    // Waiting for the causes holds no slot: a cause may still need one to run.
     drop(permit);
-    if let Some(cause) = cause
-        && let Some(ending) = settled_outcome(settled, &cause, timeout).await
-        && (matches!(ending.outcome, Outcome::Fail | Outcome::Warn | Outcome::Error) || ending.root.is_some())
-    {
+    let own_finding = matches!(result.outcome, Outcome::Fail | Outcome::Warn | Outcome::Error)
+        || (result.outcome == Outcome::Info && result.failure.is_some());
+    if own_finding {
+        causes.extend(check.test.depends_on.iter().filter(|c| !causes.contains(c)).cloned().collect::<Vec<_>>());
+    }
+    let mut deferred = None;
+    for cause in causes {
+        if let Some(ending) = settled_outcome(settled, &cause, timeout).await
+            && (ending.found || ending.root.is_some())
+        {
+            deferred = Some((cause, ending));
+            break;
+        }
+    }
+    if let Some((cause, ending)) = deferred {
         // A cause that itself deferred passes its root on: one story, told at its beginning.
         let (cause, detail) = match ending.root {
             Some(root) => (root, format!("{cause}, which depends on it: {}", ending.why)),
@@ -218,15 +234,15 @@ fn stopped_result(check: &PlannedCheck, why: String) -> CheckResult {
     }
 }
 
-/// Runs one check; also returns the check a failed setup step defers to, if any.
-async fn run_check(ctx: &Ctx, check: &PlannedCheck, timeout: Duration) -> (CheckResult, Option<String>) {
+/// Runs one check; also returns the checks a failed setup step may defer to.
+async fn run_check(ctx: &Ctx, check: &PlannedCheck, timeout: Duration) -> (CheckResult, Vec<String>) {
     let started = Instant::now();
     let meta = check.meta();
     let mut run = CheckRun { ctx, id: check.test.id.clone(), vars: base_vars(ctx, check), evidence: Vec::new() };
     let mut outcome = tokio::time::timeout(timeout, run_test(&mut run, &check.test)).await;
-    let mut cause = None;
-    if let Ok(Err(StepFail::Prerequisite { cause: c, failure })) = outcome {
-        cause = Some(c);
+    let mut causes = Vec::new();
+    if let Ok(Err(StepFail::Prerequisite { causes: c, failure })) = outcome {
+        causes = c;
         outcome = Ok(Err(*failure));
     }
     let mut result = match outcome {
@@ -248,7 +264,7 @@ async fn run_check(ctx: &Ctx, check: &PlannedCheck, timeout: Duration) -> (Check
     };
     result.duration_ms = started.elapsed().as_millis() as u64;
     result.evidence = run.evidence;
-    (result, cause)
+    (result, causes)
 }
 
 fn redact_failure(r: &Redactor, f: Failure) -> Failure {

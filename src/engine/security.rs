@@ -48,7 +48,7 @@ async fn fetch_card(run: &mut CheckRun<'_>, which: &str) -> Result<Value, StepFa
     match got.get("result") {
         Some(card) if card.is_object() => Ok(card.clone()),
         _ => Err(StepFail::Prerequisite {
-            cause: "CARD-EXT-001".into(),
+            causes: vec!["CARD-EXT-001".into()],
             failure: Box::new(StepFail::violation(
                 "xcard",
                 format!("GetExtendedAgentCard returned no card: {}", compact(&got)),
@@ -152,7 +152,7 @@ pub async fn card_signatures(run: &mut CheckRun<'_>, params: &Value) -> Result<(
     if blamed {
         Err(failure)
     } else {
-        Err(StepFail::Prerequisite { cause: "CARD-SIGN-001".into(), failure: Box::new(failure) })
+        Err(StepFail::Prerequisite { causes: vec!["CARD-SIGN-001".into()], failure: Box::new(failure) })
     }
 }
 
@@ -197,7 +197,7 @@ async fn first_callers_task(run: &mut CheckRun<'_>, push: bool) -> Result<(Strin
     let msg = json!({"message": {"role": "ROLE_USER", "parts": [{"text": run.ctx.prompt.clone()}]}, "configuration": {"returnImmediately": true}});
     let r = call(run, "a-send", "SendMessage", msg, false).await?;
     let setup = |cause: &str, why: String| StepFail::Prerequisite {
-        cause: cause.into(),
+        causes: vec![cause.into()],
         failure: Box::new(StepFail::violation("a-send", why)),
     };
     if r.body.pointer("/result/message").is_some() {
@@ -223,7 +223,7 @@ async fn first_callers_task(run: &mut CheckRun<'_>, push: bool) -> Result<(Strin
     match r.body.pointer("/result/id").and_then(Value::as_str) {
         Some(id) => Ok((task, Some(id.to_owned()))),
         None => Err(StepFail::Prerequisite {
-            cause: "PUSH-CFG-001".into(),
+            causes: vec!["PUSH-CFG-001".into()],
             failure: Box::new(StepFail::violation(
                 "a-push",
                 format!("creating a push config failed: {}", compact(&r.body)),

@@ -93,6 +93,11 @@ pub struct Test {
     /// Runner facilities needed (webhook_endpoint, concurrent_streams, ...).
     #[serde(default)]
     pub runner_requirements: Vec<String>,
+    /// ext: checks whose requirement this one's verdict builds on (the webhook's headers are graded
+    /// only if a webhook call came: PUSH-DELIV-002). When this check does not pass and one of them
+    /// found a violation, it ends as `skip: depends_on_failed` naming it: one violation, one finding.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub depends_on: Vec<String>,
     /// ext: a named Rust probe run instead of (or after) the steps.
     #[serde(default)]
     pub probe: Option<String>,
@@ -109,6 +114,44 @@ pub struct Test {
     /// Assertions after all steps.
     #[serde(default)]
     pub assertions: Vec<NamedAssertion>,
+}
+
+/// One check id or several, written as a string or a list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ids(pub Vec<String>);
+
+impl Ids {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(String::as_str)
+    }
+}
+
+impl<'de> Deserialize<'de> for Ids {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            One(String),
+            Many(Vec<String>),
+        }
+        Ok(match Form::deserialize(d)? {
+            Form::One(id) => Ids(vec![id]),
+            Form::Many(ids) => Ids(ids),
+        })
+    }
+}
+
+impl Serialize for Ids {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.as_slice() {
+            [one] => s.serialize_str(one),
+            many => many.serialize(s),
+        }
+    }
 }
 
 /// A check's quoted requirement.
@@ -225,12 +268,13 @@ pub struct Step {
     /// error answer: a step that fails is graded as usual.
     #[serde(default)]
     pub only_if: Option<OnlyIf>,
-    /// ext: this step only sets the check up, and the check named here grades what it does (e.g. a
-    /// SendMessage that creates the task GetTask then reads is graded by CORE-SEND-001). When the
-    /// step fails and that check failed too, this check ends as `skip: depends_on_failed` naming it,
-    /// instead of repeating the same failure.
-    #[serde(default)]
-    pub prerequisite: Option<String>,
+    /// ext: this step only sets the check up, and the checks named here grade what it does (e.g. a
+    /// SendMessage that creates the task GetTask then reads is graded by CORE-SEND-001; the
+    /// contextId it captures by KIT-SEND-005). When the step fails and one of them failed too, this
+    /// check ends as `skip: depends_on_failed` naming the first such, instead of repeating the same
+    /// failure. One id or a list.
+    #[serde(default, skip_serializing_if = "Ids::is_empty")]
+    pub prerequisite: Ids,
     /// ext: whose credentials the request carries: `a` (default: the user's `--header`s), `b` (the
     /// second caller's, `--header-b`), `none` (credential headers left off) or `wrong` (each
     /// credential header with a wrong value of the same scheme).
