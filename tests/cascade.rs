@@ -114,7 +114,16 @@ fn outcome(r: &Report, id: &str) -> (Outcome, Option<SkipReason>, Option<String>
 #[tokio::test]
 async fn a_broken_prerequisite_is_one_finding_and_its_dependents_are_undecided() {
     let healthy = run_against(Vec::new()).await;
-    for id in ["ANCHOR-SEND-001", "DEP-GET-001", "DEP-LIST-001", "OWN-GET-001", "ANCHOR-GET-001", "DEP-HIST-001", "DEP-PASS-001", "DEP-STEP-001"] {
+    for id in [
+        "ANCHOR-SEND-001",
+        "DEP-GET-001",
+        "DEP-LIST-001",
+        "OWN-GET-001",
+        "ANCHOR-GET-001",
+        "DEP-HIST-001",
+        "DEP-PASS-001",
+        "DEP-STEP-001",
+    ] {
         assert_eq!(outcome(&healthy, id).0, Outcome::Pass, "{id} against the faithful mock");
     }
 
