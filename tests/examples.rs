@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 
 /// The faulty mocks of the examples: one that breaks SendMessage (a cascade of dependent checks)
 /// and one that breaks a single method.
-const FAULTS: [&str; 2] = ["FAULT-BARE-TASK", "FAULT-CANCEL-NOT-CANCELED"];
+const FAULTS: [&str; 2] = ["FAULT-BARE-TASK", "FAULT-CANCEL-NOT-CANCELABLE-CODE"];
 
 /// The address every example says the mock was on.
 const EXAMPLE_HOST: &str = "127.0.0.1:41241";
@@ -293,7 +293,7 @@ fn a_diff_against_a_faulty_mock_lists_exactly_what_the_fault_changed() {
     }
 }
 
-/// `reports/examples/baseline.yaml` accepts what FAULT-CANCEL-NOT-CANCELED breaks: with it the red
+/// `reports/examples/baseline.yaml` accepts what FAULT-CANCEL-NOT-CANCELABLE-CODE breaks: with it the red
 /// run is green, and once the fault is gone (the clean mock) the entries are stale and the run red.
 #[test]
 fn the_example_baseline_turns_red_green_and_a_fix_red_as_stale() {

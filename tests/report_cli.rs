@@ -132,31 +132,20 @@ fn check_cancel(url: &str, out: &Path, baseline: bool) -> Run {
     run_bin(&args)
 }
 
-/// DESIGN "Overlays": a baseline accepts the findings it lists; once the agent is fixed the entries
-/// are stale and the run is red. The example baseline lists CORE-CANCEL-001 and KIT-CANCEL-004, which
-/// are `info` (no keyword sentence says CancelTask returns the task canceled): their findings never
-/// fail a run, and the baseline still accepts them and goes stale when they are fixed.
+/// DESIGN "Overlays": a baseline with the accepted failures turns the red run green; once the agent
+/// is fixed the entries are stale and the run is red again.
 #[test]
-fn a_baseline_accepts_its_findings_and_a_fixed_one_makes_the_run_red_as_stale() {
-    let (_faulty, url) = mock(&["FAULT-CANCEL-NOT-CANCELED"]);
-    let dir = out_dir("red");
-    let red = check_cancel(&url, &dir, false);
-    assert_eq!(red.code, Some(0), "{}\n{}", red.stdout, red.stderr);
-    let report = read_json(&dir.join("report.json"));
-    let findings: Vec<&str> = report["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["outcome"] == "info" && r["failure"].is_object())
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(findings, ["CORE-CANCEL-001", "KIT-CANCEL-004"], "{}", red.stdout);
+fn a_baseline_turns_a_red_run_green_and_a_fixed_failure_red_as_stale() {
+    let (_faulty, url) = mock(&["FAULT-CANCEL-NOT-CANCELABLE-CODE"]);
+    let red = check_cancel(&url, &out_dir("red"), false);
+    assert_eq!(red.code, Some(1), "{}\n{}", red.stdout, red.stderr);
+    assert!(red.stdout.contains("FAIL  CORE-CANCEL-002"), "{}", red.stdout);
 
     let dir = out_dir("green");
     let green = check_cancel(&url, &dir, true);
     assert_eq!(green.code, Some(0), "{}\n{}", green.stdout, green.stderr);
     assert!(
-        green.stdout.contains("2 failure(s) accepted by the baseline: CORE-CANCEL-001, KIT-CANCEL-004"),
+        green.stdout.contains("3 failure(s) accepted by the baseline: CORE-CANCEL-002, KIT-CANCEL-002, KIT-CANCEL-003"),
         "{}",
         green.stdout
     );
@@ -171,13 +160,13 @@ fn a_baseline_accepts_its_findings_and_a_fixed_one_makes_the_run_red_as_stale() 
         .filter(|r| r["baseline_status"] == "accepted")
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    assert_eq!(accepted, ["CORE-CANCEL-001", "KIT-CANCEL-004"]);
+    assert_eq!(accepted, ["CORE-CANCEL-002", "KIT-CANCEL-002", "KIT-CANCEL-003"]);
     assert_eq!(report["baseline"]["entries"][0]["status"], "accepted");
     // Every file tells the same story.
     let sarif = read_json(&dir.join("report.sarif"));
     let suppressed =
         sarif["runs"][0]["results"].as_array().unwrap().iter().filter(|r| r.get("suppressions").is_some()).count();
-    assert_eq!(suppressed, 2);
+    assert_eq!(suppressed, 3);
     assert!(std::fs::read_to_string(dir.join("report.md")).unwrap().contains("conformant** (exit 0)"));
     assert!(std::fs::read_to_string(dir.join("report.html")).unwrap().contains("baseline: accepted"));
 
@@ -186,13 +175,13 @@ fn a_baseline_accepts_its_findings_and_a_fixed_one_makes_the_run_red_as_stale() 
     let stale = check_cancel(&url, &dir, true);
     assert_eq!(stale.code, Some(1), "{}\n{}", stale.stdout, stale.stderr);
     assert!(
-        stale.stdout.contains("2 baseline entries are stale: CORE-CANCEL-001, KIT-CANCEL-004 now pass"),
+        stale.stdout.contains("3 baseline entries are stale: CORE-CANCEL-002, KIT-CANCEL-002, KIT-CANCEL-003 now pass"),
         "{}",
         stale.stdout
     );
     let report = read_json(&dir.join("report.json"));
     assert_eq!(report["verdict"]["status"], "non_conformant");
-    assert_eq!(report["results"].as_array().unwrap().iter().filter(|r| r["baseline_status"] == "stale").count(), 2);
+    assert_eq!(report["results"].as_array().unwrap().iter().filter(|r| r["baseline_status"] == "stale").count(), 3);
     // Not a terminal: no progress bar on stderr, no colour anywhere.
     assert!(!stale.stderr.contains('\r') && !stale.stderr.contains('\u{1b}'), "{}", stale.stderr);
     assert!(!stale.stdout.contains('\u{1b}'), "{}", stale.stdout);
