@@ -209,6 +209,14 @@ pub struct SelftestArgs {
     /// Only this fault (repeatable).
     #[arg(long = "fault", value_name = "ID")]
     pub faults: Vec<String>,
+    /// For suite authors: grade with the suite files in DIR instead of the compiled-in ones, so
+    /// an edited check is measured without a rebuild.
+    #[arg(long, value_name = "DIR")]
+    pub suites: Option<PathBuf>,
+    /// For fault authors: commit the faults of the `*.json` files in DIR instead of the
+    /// compiled-in catalogue.
+    #[arg(long, value_name = "DIR")]
+    pub faults_dir: Option<PathBuf>,
     /// Directory for matrix.json and matrix.md.
     #[arg(long, default_value = "a2a-conform-selftest")]
     pub out: PathBuf,
@@ -578,6 +586,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
                 parallel_runs: args.parallel.max(1),
                 jobs: args.jobs.max(1),
                 faults: args.faults.clone(),
+                suites: args.suites.clone(),
+                faults_dir: args.faults_dir.clone(),
                 ..Default::default()
             };
             selftest::run_command(&opts, &args.out).await

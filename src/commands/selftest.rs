@@ -40,6 +40,10 @@ pub struct SelftestOptions {
     pub patience: Duration,
     /// Only these faults (empty: all).
     pub faults: Vec<String>,
+    /// Suite files to grade with instead of the built-in ones.
+    pub suites: Option<std::path::PathBuf>,
+    /// Fault files to commit instead of the built-in catalogue.
+    pub faults_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for SelftestOptions {
@@ -50,6 +54,8 @@ impl Default for SelftestOptions {
             timeout: Duration::from_secs(30),
             patience: Duration::from_secs(6),
             faults: Vec::new(),
+            suites: None,
+            faults_dir: None,
         }
     }
 }
@@ -324,6 +330,8 @@ async fn run_once(
         timeout: opts.timeout,
         patience: opts.patience,
         client: ClientConfig { timeout: Duration::from_secs(10), ..ClientConfig::default() },
+        suites: opts.suites.iter().cloned().collect(),
+        no_builtin: opts.suites.is_some(),
         ..CheckOptions::new(server.url())
     };
     if let Some(access) = &access {
@@ -369,7 +377,11 @@ pub async fn run_command(opts: &SelftestOptions, out: &std::path::Path) -> anyho
 /// Runs the matrix.
 pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     let started = Instant::now();
-    let catalogue = FaultCatalogue::builtin().map_err(|e| e.to_string())?;
+    let catalogue = match &opts.faults_dir {
+        Some(dir) => FaultCatalogue::from_dir(dir),
+        None => FaultCatalogue::builtin(),
+    }
+    .map_err(|e| e.to_string())?;
     let unkillable: BTreeMap<String, String> =
         serde_json::from_str(UNKILLABLE).map_err(|e| format!("mock-peer/unkillable.json: {e}"))?;
     let mut faults: Vec<Arc<Fault>> =

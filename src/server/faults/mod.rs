@@ -371,6 +371,23 @@ impl FaultCatalogue {
         Ok(c)
     }
 
+    /// The faults of every `*.json` file in `dir`, in name order (what `mock-peer/faults/` holds).
+    pub fn from_dir(dir: &std::path::Path) -> Result<Self, FaultError> {
+        let err = |reason: String| FaultError { file: dir.display().to_string(), reason };
+        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| err(e.to_string()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        let mut c = FaultCatalogue::default();
+        for p in files {
+            let text = std::fs::read_to_string(&p).map_err(|e| err(format!("{}: {e}", p.display())))?;
+            c.add(&p.display().to_string(), &text)?;
+        }
+        Ok(c)
+    }
+
     /// Adds the faults of one file (an object or an array of objects).
     pub fn add(&mut self, file: &str, text: &str) -> Result<(), FaultError> {
         let err = |reason: String| FaultError { file: file.to_owned(), reason };
@@ -458,5 +475,21 @@ impl ActiveFaults {
     /// True when no fault is active.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `selftest --faults-dir mock-peer/faults` commits the same faults as the compiled-in catalogue.
+    #[test]
+    fn the_fault_folder_reads_as_the_builtin_catalogue() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("mock-peer/faults");
+        let from_dir = FaultCatalogue::from_dir(&dir).expect("mock-peer/faults loads");
+        let builtin = FaultCatalogue::builtin().expect("the catalogue loads");
+        let ids = |c: &FaultCatalogue| c.all().map(|f| f.id.clone()).collect::<std::collections::BTreeSet<_>>();
+        assert_eq!(ids(&from_dir), ids(&builtin));
+        assert!(FaultCatalogue::from_dir(&dir.join("no-such-folder")).is_err());
     }
 }
