@@ -606,7 +606,7 @@ pub fn get_extended_card(app: &App, ctx: &CallContext, params: Value) -> Result<
         ExtendedCard::Unconfigured => Err(RpcError::standard(ErrorCode::ExtendedAgentCardNotConfigured)),
         // Every caller was authenticated before the method ran.
         ExtendedCard::Bearer(_) if !app.config.callers.is_empty() => {
-            Ok(Outcome::Result(to_value(&app.extended_card.as_ref().expect("built when a token is set").card)))
+            Ok(Outcome::Result(app.extended_card.as_ref().expect("built when a token is set").card.clone()))
         }
         ExtendedCard::Bearer(token) => {
             let presented = ctx
@@ -621,7 +621,7 @@ pub fn get_extended_card(app: &App, ctx: &CallContext, params: Value) -> Result<
                     "GetExtendedAgentCard requires a valid bearer token (scheme \"bearer\" on the card)",
                 ));
             }
-            Ok(Outcome::Result(to_value(&app.extended_card.as_ref().expect("built when a token is set").card)))
+            Ok(Outcome::Result(app.extended_card.as_ref().expect("built when a token is set").card.clone()))
         }
     }
 }

@@ -189,7 +189,7 @@ pub fn mutate_response(faults: &ActiveFaults, method: Option<&str>, envelope: &m
                     Target::Result => envelope.get_mut("result"),
                     Target::Error => envelope.get_mut("error"),
                     Target::Envelope => Some(&mut *envelope),
-                    Target::Card | Target::Push => None,
+                    Target::Card | Target::ExtendedCard | Target::SignedCard | Target::Push => None,
                 };
                 if let Some(root) = root {
                     value_mutation(other, root);
@@ -216,7 +216,7 @@ pub fn mutate_from_headers(
             Target::Result => envelope.get_mut("result"),
             Target::Error => envelope.get_mut("error"),
             Target::Envelope => Some(&mut *envelope),
-            Target::Card | Target::Push => None,
+            Target::Card | Target::ExtendedCard | Target::SignedCard | Target::Push => None,
         };
         let Some(root) = root else { continue };
         let new = match root.pointer(pointer) {
@@ -227,12 +227,19 @@ pub fn mutate_from_headers(
     }
 }
 
-pub fn mutate_card(faults: &ActiveFaults, card: &mut Value) {
+/// Applies the value mutations aimed at one of the card targets (`card`, `extended_card`,
+/// `signed_card`) to that card.
+pub fn mutate_card(faults: &ActiveFaults, which: Target, card: &mut Value) {
     for m in faults.mutations() {
-        if let Some((Target::Card, _)) = value_target(m) {
+        if value_target(m).is_some_and(|(t, _)| t == which) {
             value_mutation(m, card);
         }
     }
+}
+
+/// True when some value mutation aims at `which`.
+pub fn targets(faults: &ActiveFaults, which: Target) -> bool {
+    faults.mutations().any(|m| value_target(m).is_some_and(|(t, _)| t == which))
 }
 
 /// Applies push-targeted value mutations to a push body.

@@ -25,8 +25,15 @@ pub enum Target {
     Error,
     /// The whole JSON-RPC envelope.
     Envelope,
-    /// The public agent card.
+    /// The public agent card as the agent builds it: applied at start-up, before the card is
+    /// signed, so the signature covers the card as served (a card defect, not tampering).
     Card,
+    /// The extended card (GetExtendedAgentCard's result) as the agent builds it, before signing.
+    ExtendedCard,
+    /// The public card as served, after it was signed: an edit the signature does not cover
+    /// (tampering, §8.4.3). To edit the extended card after signing, target GetExtendedAgentCard's
+    /// `result`.
+    SignedCard,
     /// The body of a push notification.
     Push,
 }
