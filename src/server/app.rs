@@ -71,7 +71,8 @@ impl App {
         }
         let extended_card = extended.map(CardDocument::new);
         let l = &config.limits;
-        let store = TaskStore::new(l.max_tasks, l.max_task_events, l.max_history);
+        let store =
+            TaskStore::new(l.max_tasks, l.max_task_events, l.max_history).reuse_task_id(active.reused_task_id());
         let push = Arc::new(PushDispatcher {
             policy: config.webhooks,
             timeout: Duration::from_millis(config.push_timeout_ms),

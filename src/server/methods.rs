@@ -370,6 +370,9 @@ pub fn cancel_task(app: &App, ctx: &CallContext, params: Value) -> Result<Outcom
     check_id("id", &req.id, &app.config.limits)?;
     let handle = lookup(app, ctx, &req.tenant, &req.id)?;
     if let Err(state) = cancel(&handle) {
+        if app.faults.refused_cancel_applies() {
+            handle.update(|t| t.overwrite_finished_state(TaskState::Canceled));
+        }
         return Err(RpcError::new(
             ErrorCode::TaskNotCancelable,
             format!("task {} is in terminal state {state} and cannot be canceled", req.id),
