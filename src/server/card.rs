@@ -12,8 +12,8 @@ use super::scenario::ScenarioBook;
 use crate::card::jws::{self, SignOptions};
 use crate::protocol::version::PROTOCOL_VERSION;
 use crate::protocol::{
-    AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentProvider, AgentSkill,
-    HttpAuthSecurityScheme, SecurityRequirement, SecurityScheme, StringList,
+    AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentProvider, AgentSkill, HttpAuthSecurityScheme,
+    SecurityRequirement, SecurityScheme, StringList,
 };
 
 /// Path of the well-known card (§8.2).

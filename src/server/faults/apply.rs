@@ -139,10 +139,10 @@ fn value_mutation(m: &Mutation, root: &mut Value) {
                 drop_key(root, k, &only);
             }
         }
-        Mutation::Set { pointer, value, when_equals, .. } => {
-            if when_equals.as_ref().is_none_or(|e| root.pointer(pointer) == Some(e)) {
-                set_pointer(root, pointer, value.clone())
-            }
+        Mutation::Set { pointer, value, when_equals, .. }
+            if when_equals.as_ref().is_none_or(|e| root.pointer(pointer) == Some(e)) =>
+        {
+            set_pointer(root, pointer, value.clone())
         }
         Mutation::Copy { from, to, .. } => {
             if let Some(v) = root.pointer(from).cloned() {
@@ -177,9 +177,7 @@ fn shift_time(s: &mut String, ms: i64) {
     use time::format_description::well_known::Rfc3339;
     let Ok(t) = time::OffsetDateTime::parse(s, &Rfc3339) else { return };
     let t = (t + time::Duration::milliseconds(ms)).to_offset(time::UtcOffset::UTC);
-    let fmt = time::macros::format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-    );
+    let fmt = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
     if let Ok(out) = t.format(&fmt) {
         *s = out;
     }
@@ -193,9 +191,9 @@ pub fn mutate_request(faults: &ActiveFaults, envelope: &mut Value) {
             Mutation::RequestDrop { pointer, matching, methods } if applies(methods, method.as_deref()) => {
                 let hit = match matching {
                     None => true,
-                    Some(re) => envelope.pointer(pointer).is_some_and(|v| {
-                        regex::Regex::new(re).is_ok_and(|re| re.is_match(&v.to_string()))
-                    }),
+                    Some(re) => envelope
+                        .pointer(pointer)
+                        .is_some_and(|v| regex::Regex::new(re).is_ok_and(|re| re.is_match(&v.to_string()))),
                 };
                 if hit {
                     drop_pointer(envelope, pointer)
