@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::card::{self, CardDocument};
 use super::config::{ExtendedCard, MockConfig};
 use super::dedup::MessageIds;
-use super::faults;
+use super::faults::{self, Target};
 use super::push::PushDispatcher;
 use super::record::Recorder;
 use super::scenario::{ScenarioBook, ScenarioError};
@@ -52,10 +52,17 @@ impl App {
             scenarios.add_dir(dir)?;
         }
         scenarios.scale_sleeps(config.sleep_percent);
-        let mut public = card::public_card(&config, base_url, &scenarios);
         let active = faults::ActiveFaults(config.faults.clone());
-        let mut extended =
-            matches!(config.extended_card, ExtendedCard::Bearer(_)).then(|| card::extended_card(&public));
+        // The agent builds its cards (a card fault is a defect of that), then signs what it
+        // serves: the signature covers the card as served. Edits after signing are the layer's.
+        let typed = card::public_card(&config, base_url, &scenarios);
+        let mut extended = matches!(config.extended_card, ExtendedCard::Bearer(_)).then(|| {
+            let mut x = serde_json::to_value(card::extended_card(&typed)).expect("AgentCard serializes");
+            faults::apply::mutate_card(&active, Target::ExtendedCard, &mut x);
+            x
+        });
+        let mut public = serde_json::to_value(&typed).expect("AgentCard serializes");
+        faults::apply::mutate_card(&active, Target::Card, &mut public);
         if let Some(signing) = &config.signing {
             card::sign(&mut public, signing, active.sign_card("public"));
             if let Some(x) = extended.as_mut() {
@@ -64,7 +71,8 @@ impl App {
         }
         let extended_card = extended.map(CardDocument::new);
         let l = &config.limits;
-        let store = TaskStore::new(l.max_tasks, l.max_task_events, l.max_history);
+        let store =
+            TaskStore::new(l.max_tasks, l.max_task_events, l.max_history).reuse_task_id(active.reused_task_id());
         let push = Arc::new(PushDispatcher {
             policy: config.webhooks,
             timeout: Duration::from_millis(config.push_timeout_ms),

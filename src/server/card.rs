@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::time::SystemTime;
 
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::config::{CardSigning, ExtendedCard, MockConfig, RESUME_EXTENSION_URI};
@@ -11,8 +12,8 @@ use super::scenario::ScenarioBook;
 use crate::card::jws::{self, SignOptions};
 use crate::protocol::version::PROTOCOL_VERSION;
 use crate::protocol::{
-    AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface, AgentProvider, AgentSkill,
-    HttpAuthSecurityScheme, SecurityRequirement, SecurityScheme, StringList,
+    AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentProvider, AgentSkill, HttpAuthSecurityScheme,
+    SecurityRequirement, SecurityScheme, StringList,
 };
 
 /// Path of the well-known card (§8.2).
@@ -22,10 +23,12 @@ pub const RPC_PATH: &str = "/rpc";
 /// Name of the bearer scheme protecting the extended card.
 pub const BEARER_SCHEME: &str = "bearer";
 
-/// A serialized card with the validators a cache needs.
+/// A card as served, with the validators a cache needs. It is JSON, not an [`AgentCard`]: a fault
+/// may make the agent build a card its typed model cannot hold (a number for `version`, a 0.3
+/// member), and the card is signed as it is served.
 #[derive(Debug, Clone)]
 pub struct CardDocument {
-    pub card: AgentCard,
+    pub card: Value,
     /// Its JSON bytes, as served.
     pub body: Vec<u8>,
     /// Strong ETag, quoted.
@@ -36,8 +39,8 @@ pub struct CardDocument {
 
 impl CardDocument {
     /// Serializes a card and derives its ETag from the bytes.
-    pub fn new(card: AgentCard) -> Self {
-        let body = serde_json::to_vec_pretty(&card).expect("AgentCard serializes");
+    pub fn new(card: Value) -> Self {
+        let body = serde_json::to_vec_pretty(&card).expect("a JSON value serializes");
         let digest = Sha256::digest(&body);
         let etag = format!("\"{}\"", hex::encode(&digest[..12]));
         CardDocument { card, body, etag, last_modified: SystemTime::now() }
@@ -172,14 +175,15 @@ pub fn extended_card(public: &AgentCard) -> AgentCard {
     card
 }
 
-/// Signs `card` (§8.4) with the mock's key, committing the signing defects of the active faults
-/// (`which`: `public` or `extended`). Earlier signatures are replaced.
-pub fn sign<'a>(card: &mut AgentCard, signing: &CardSigning, defects: impl Iterator<Item = &'a Mutation>) {
+/// Signs `card` (§8.4), the JSON the agent serves, with the mock's key, committing the signing
+/// defects of the active faults (`which`: `public` or `extended`). Earlier signatures are replaced.
+pub fn sign<'a>(card: &mut Value, signing: &CardSigning, defects: impl Iterator<Item = &'a Mutation>) {
     let mut opts = SignOptions { jku: signing.jku.clone(), ..SignOptions::new(signing.kid.clone()) };
+    let Value::Object(members) = card else { return };
+    members.remove("signatures");
     for d in defects {
         if let Mutation::SignCard { reading, alg, no_kid, no_typ, unsigned, .. } = d {
             if *unsigned {
-                card.signatures.clear();
                 return;
             }
             if let Some(r) = reading {
@@ -196,9 +200,5 @@ pub fn sign<'a>(card: &mut AgentCard, signing: &CardSigning, defects: impl Itera
             }
         }
     }
-    card.signatures.clear();
-    let value = serde_json::to_value(&*card).expect("AgentCard serializes");
-    let signed = jws::sign(&value, &signing.key, &opts).expect("the mock's card canonicalizes");
-    card.signatures = serde_json::from_value::<Vec<AgentCardSignature>>(signed["signatures"].clone())
-        .expect("signatures the mock made parse");
+    *card = jws::sign(card, &signing.key, &opts).expect("the mock's card canonicalizes");
 }

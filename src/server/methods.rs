@@ -370,6 +370,9 @@ pub fn cancel_task(app: &App, ctx: &CallContext, params: Value) -> Result<Outcom
     check_id("id", &req.id, &app.config.limits)?;
     let handle = lookup(app, ctx, &req.tenant, &req.id)?;
     if let Err(state) = cancel(&handle) {
+        if app.faults.refused_cancel_applies() {
+            handle.update(|t| t.overwrite_finished_state(TaskState::Canceled));
+        }
         return Err(RpcError::new(
             ErrorCode::TaskNotCancelable,
             format!("task {} is in terminal state {state} and cannot be canceled", req.id),
@@ -606,7 +609,7 @@ pub fn get_extended_card(app: &App, ctx: &CallContext, params: Value) -> Result<
         ExtendedCard::Unconfigured => Err(RpcError::standard(ErrorCode::ExtendedAgentCardNotConfigured)),
         // Every caller was authenticated before the method ran.
         ExtendedCard::Bearer(_) if !app.config.callers.is_empty() => {
-            Ok(Outcome::Result(to_value(&app.extended_card.as_ref().expect("built when a token is set").card)))
+            Ok(Outcome::Result(app.extended_card.as_ref().expect("built when a token is set").card.clone()))
         }
         ExtendedCard::Bearer(token) => {
             let presented = ctx
@@ -621,7 +624,7 @@ pub fn get_extended_card(app: &App, ctx: &CallContext, params: Value) -> Result<
                     "GetExtendedAgentCard requires a valid bearer token (scheme \"bearer\" on the card)",
                 ));
             }
-            Ok(Outcome::Result(to_value(&app.extended_card.as_ref().expect("built when a token is set").card)))
+            Ok(Outcome::Result(app.extended_card.as_ref().expect("built when a token is set").card.clone()))
         }
     }
 }

@@ -220,6 +220,47 @@ mod tests {
         assert_eq!(card["supportedInterfaces"][0]["protocolVersion"], "1.0");
     }
 
+    /// A mock signing its cards and committing the catalogued fault `id`, and the key to check with.
+    fn signed_app(id: &str) -> (Arc<App>, crate::card::PublicKey) {
+        let signing = config::CardSigning::new(crate::card::PrivateKey::generate());
+        let key = signing.key.public();
+        let fault = faults::FaultCatalogue::builtin().unwrap().get(id).unwrap();
+        let config = MockConfig {
+            signing: Some(signing),
+            extended_card: ExtendedCard::Bearer("x".into()),
+            faults: vec![fault],
+            ..MockConfig::default()
+        };
+        (Arc::new(App::new(config, "http://mock.test").unwrap()), key)
+    }
+
+    async fn served_card(app: Arc<App>) -> serde_json::Value {
+        let resp = router(app).oneshot(Request::get(WELL_KNOWN_PATH).body(Body::empty()).unwrap()).await.unwrap();
+        serde_json::from_slice(&to_bytes(resp.into_body(), 1 << 20).await.unwrap()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_card_defect_is_signed_and_tampering_after_signing_is_not() {
+        use crate::card::jws;
+        let (app, key) = signed_app("FAULT-CARD-VERSION-NUMBER");
+        let card = served_card(app.clone()).await;
+        assert_eq!(card["version"], 1, "the defect is served");
+        assert!(jws::verify(&card, std::slice::from_ref(&key)).holds(), "and signed as served");
+        assert!(jws::verify(&app.extended_card.as_ref().unwrap().card, &[key]).holds());
+        assert_eq!(app.extended_card.as_ref().unwrap().card["version"], env!("CARGO_PKG_VERSION"));
+
+        let (app, key) = signed_app("FAULT-XCARD-LEGACY-SHAPE");
+        let x = &app.extended_card.as_ref().unwrap().card;
+        assert_eq!(x["url"], "http://127.0.0.1/rpc");
+        assert!(jws::verify(x, std::slice::from_ref(&key)).holds());
+        assert!(served_card(app.clone()).await.get("url").is_none(), "the public card is not the extended one");
+
+        let (app, key) = signed_app("FAULT-SIG-TAMPERED");
+        let card = served_card(app).await;
+        assert_eq!(card["description"], "Edited after signing.");
+        assert!(!jws::verify(&card, &[key]).holds());
+    }
+
     #[tokio::test]
     async fn unknown_task_is_task_not_found_without_a_socket() {
         let v = post_rpc(app(), r#"{"jsonrpc":"2.0","id":"a","method":"GetTask","params":{"id":"missing"}}"#).await;

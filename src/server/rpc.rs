@@ -215,6 +215,9 @@ fn parse_envelope(body: &[u8]) -> Result<Envelope<'_>, (Option<RequestId>, RpcEr
     if let Some(e) = quick_envelope(body) {
         return Ok(e);
     }
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err((None, RpcError::new(ErrorCode::ParseError, "Invalid JSON payload: the body is empty")));
+    }
     let v: Value = serde_json::from_slice(body)
         .map_err(|e| (None, RpcError::new(ErrorCode::ParseError, format!("Invalid JSON payload: {e}"))))?;
     let invalid = |id: Option<RequestId>, why: &str| {

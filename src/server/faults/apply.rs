@@ -23,13 +23,32 @@ fn rename_key(v: &mut Value, from: &str, to: &str) {
     }
 }
 
-fn drop_key(v: &mut Value, key: &str) {
+/// What a `drop_key` removes: a member named `key` of an object whose members include `members`,
+/// whose value equals `equals`.
+struct DropWhere<'a> {
+    equals: Option<&'a Value>,
+    members: Option<&'a Map<String, Value>>,
+}
+
+impl DropWhere<'_> {
+    fn value(&self, v: &Value) -> bool {
+        self.equals.is_none_or(|e| e == v)
+    }
+
+    fn object(&self, o: &Map<String, Value>) -> bool {
+        self.members.is_none_or(|w| w.iter().all(|(k, v)| o.get(k) == Some(v)))
+    }
+}
+
+fn drop_key(v: &mut Value, key: &str, only: &DropWhere<'_>) {
     match v {
         Value::Object(m) => {
-            m.remove(key);
-            m.values_mut().for_each(|x| drop_key(x, key));
+            if only.object(m) && m.get(key).is_some_and(|x| only.value(x)) {
+                m.remove(key);
+            }
+            m.values_mut().for_each(|x| drop_key(x, key, only));
         }
-        Value::Array(a) => a.iter_mut().for_each(|x| drop_key(x, key)),
+        Value::Array(a) => a.iter_mut().for_each(|x| drop_key(x, key, only)),
         _ => {}
     }
 }
@@ -107,14 +126,29 @@ pub fn set_pointer(v: &mut Value, pointer: &str, value: Value) {
 fn value_mutation(m: &Mutation, root: &mut Value) {
     match m {
         Mutation::RenameKey { from, to, .. } => rename_key(root, from, to),
-        Mutation::DropKey { key, pointer, .. } => {
+        Mutation::DropKey { key, pointer, when_equals, when_present, where_members, .. } => {
+            if when_present.as_deref().is_some_and(|p| root.pointer(p).is_none()) {
+                return;
+            }
+            let only = DropWhere { equals: when_equals.as_ref(), members: where_members.as_ref() };
             if let Some(p) = pointer {
-                drop_pointer(root, p);
+                if root.pointer(p).is_some_and(|x| only.value(x)) {
+                    drop_pointer(root, p);
+                }
             } else if let Some(k) = key {
-                drop_key(root, k);
+                drop_key(root, k, &only);
             }
         }
-        Mutation::Set { pointer, value, .. } => set_pointer(root, pointer, value.clone()),
+        Mutation::Set { pointer, value, when_equals, .. }
+            if when_equals.as_ref().is_none_or(|e| root.pointer(pointer) == Some(e)) =>
+        {
+            set_pointer(root, pointer, value.clone())
+        }
+        Mutation::Copy { from, to, .. } => {
+            if let Some(v) = root.pointer(from).cloned() {
+                set_pointer(root, to, v);
+            }
+        }
         Mutation::ReplaceString { from, to, .. } => replace_string(root, from, to),
         Mutation::RewriteString { pattern, to, key, .. } => {
             if let Ok(re) = regex::Regex::new(pattern) {
@@ -130,9 +164,22 @@ fn value_target(m: &Mutation) -> Option<(Target, &[String])> {
         Mutation::RenameKey { target, methods, .. }
         | Mutation::DropKey { target, methods, .. }
         | Mutation::Set { target, methods, .. }
+        | Mutation::Copy { target, methods, .. }
         | Mutation::ReplaceString { target, methods, .. }
         | Mutation::RewriteString { target, methods, .. } => Some((*target, methods)),
         _ => None,
+    }
+}
+
+/// Moves an RFC 3339 timestamp by `ms` milliseconds, written back in UTC with milliseconds and `Z`;
+/// a string that is no timestamp stays as it is.
+fn shift_time(s: &mut String, ms: i64) {
+    use time::format_description::well_known::Rfc3339;
+    let Ok(t) = time::OffsetDateTime::parse(s, &Rfc3339) else { return };
+    let t = (t + time::Duration::milliseconds(ms)).to_offset(time::UtcOffset::UTC);
+    let fmt = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
+    if let Ok(out) = t.format(&fmt) {
+        *s = out;
     }
 }
 
@@ -141,8 +188,21 @@ pub fn mutate_request(faults: &ActiveFaults, envelope: &mut Value) {
     let method = envelope.get("method").and_then(Value::as_str).map(str::to_owned);
     for m in faults.mutations() {
         match m {
-            Mutation::RequestDrop { pointer, methods } if applies(methods, method.as_deref()) => {
-                drop_pointer(envelope, pointer)
+            Mutation::RequestDrop { pointer, matching, methods } if applies(methods, method.as_deref()) => {
+                let hit = match matching {
+                    None => true,
+                    Some(re) => envelope
+                        .pointer(pointer)
+                        .is_some_and(|v| regex::Regex::new(re).is_ok_and(|re| re.is_match(&v.to_string()))),
+                };
+                if hit {
+                    drop_pointer(envelope, pointer)
+                }
+            }
+            Mutation::RequestShiftTime { pointer, ms, methods } if applies(methods, method.as_deref()) => {
+                if let Some(Value::String(s)) = envelope.pointer_mut(pointer) {
+                    shift_time(s, *ms);
+                }
             }
             Mutation::RequestSet { pointer, value, if_absent, when_present, methods }
                 if applies(methods, method.as_deref())
@@ -166,7 +226,13 @@ pub fn mutate_response(faults: &ActiveFaults, method: Option<&str>, envelope: &m
                     envelope["result"] = inner;
                 }
             }
-            Mutation::ErrorCode { from, to, methods } if applies(methods, method) => {
+            Mutation::ErrorCode { from, to, message_contains, methods } if applies(methods, method) => {
+                let said = |text: &str| {
+                    envelope.pointer("/error/message").and_then(Value::as_str).is_some_and(|m| m.contains(text))
+                };
+                if message_contains.as_deref().is_some_and(|t| !said(t)) {
+                    continue;
+                }
                 if let Some(code) = envelope.pointer_mut("/error/code")
                     && from.is_none_or(|f| code.as_i64() == Some(f))
                 {
@@ -189,7 +255,7 @@ pub fn mutate_response(faults: &ActiveFaults, method: Option<&str>, envelope: &m
                     Target::Result => envelope.get_mut("result"),
                     Target::Error => envelope.get_mut("error"),
                     Target::Envelope => Some(&mut *envelope),
-                    Target::Card | Target::Push => None,
+                    Target::Card | Target::ExtendedCard | Target::SignedCard | Target::Push => None,
                 };
                 if let Some(root) = root {
                     value_mutation(other, root);
@@ -216,7 +282,7 @@ pub fn mutate_from_headers(
             Target::Result => envelope.get_mut("result"),
             Target::Error => envelope.get_mut("error"),
             Target::Envelope => Some(&mut *envelope),
-            Target::Card | Target::Push => None,
+            Target::Card | Target::ExtendedCard | Target::SignedCard | Target::Push => None,
         };
         let Some(root) = root else { continue };
         let new = match root.pointer(pointer) {
@@ -227,12 +293,19 @@ pub fn mutate_from_headers(
     }
 }
 
-pub fn mutate_card(faults: &ActiveFaults, card: &mut Value) {
+/// Applies the value mutations aimed at one of the card targets (`card`, `extended_card`,
+/// `signed_card`) to that card.
+pub fn mutate_card(faults: &ActiveFaults, which: Target, card: &mut Value) {
     for m in faults.mutations() {
-        if let Some((Target::Card, _)) = value_target(m) {
+        if value_target(m).is_some_and(|(t, _)| t == which) {
             value_mutation(m, card);
         }
     }
+}
+
+/// True when some value mutation aims at `which`.
+pub fn targets(faults: &ActiveFaults, which: Target) -> bool {
+    faults.mutations().any(|m| value_target(m).is_some_and(|(t, _)| t == which))
 }
 
 /// Applies push-targeted value mutations to a push body.
@@ -432,6 +505,65 @@ mod tests {
         let mut ok = json!({"result": {}});
         mutate_from_headers(&f, None, &mut ok, &|_: &str| Some("x".to_owned()));
         assert_eq!(ok, json!({"result": {}}), "an error target leaves answers alone");
+    }
+
+    #[test]
+    fn conditional_value_mutations() {
+        let f = active(json!([
+            {"op": "drop_key", "pointer": "/nextPageToken", "when_equals": ""},
+            {"op": "drop_key", "pointer": "/configs/0", "when_present": "/configs/1"},
+            {"op": "set", "pointer": "/tasks", "when_equals": [], "value": ["phantom"]},
+            {"op": "drop_key", "key": "messageId", "where_members": {"role": "ROLE_AGENT"}}
+        ]));
+        let mut last = json!({"result": {"nextPageToken": "", "configs": [1], "tasks": []}});
+        mutate_response(&f, None, &mut last);
+        assert_eq!(last["result"], json!({"configs": [1], "tasks": ["phantom"]}));
+        let mut more = json!({"result": {"nextPageToken": "p2", "configs": [1, 2], "tasks": ["t"]}});
+        mutate_response(&f, None, &mut more);
+        assert_eq!(more["result"], json!({"nextPageToken": "p2", "configs": [2], "tasks": ["t"]}));
+        let mut task = json!({"result": {"history": [
+            {"role": "ROLE_USER", "messageId": "u"}, {"role": "ROLE_AGENT", "messageId": "a"}
+        ]}});
+        mutate_response(&f, None, &mut task);
+        assert_eq!(task["result"]["history"], json!([{"role": "ROLE_USER", "messageId": "u"}, {"role": "ROLE_AGENT"}]));
+    }
+
+    #[test]
+    fn copy_and_error_code_by_message() {
+        let f = active(json!([
+            {"op": "set", "pointer": "/message", "value": {"messageId": "x"}},
+            {"op": "copy", "from": "/statusUpdate/contextId", "to": "/message/contextId"},
+            {"op": "copy", "from": "/task/contextId", "to": "/message/contextId"},
+            {"op": "error_code", "from": -32001, "to": -32000, "message_contains": "Task not found"}
+        ]));
+        let mut ev = json!({"result": {"statusUpdate": {"contextId": "c"}}});
+        mutate_response(&f, None, &mut ev);
+        assert_eq!(ev["result"]["message"], json!({"messageId": "x", "contextId": "c"}));
+        let mut task = json!({"error": {"code": -32001, "message": "Task not found"}});
+        mutate_response(&f, None, &mut task);
+        assert_eq!(task["error"]["code"], -32000);
+        let mut config = json!({"error": {"code": -32001, "message": "push notification config c does not exist"}});
+        mutate_response(&f, None, &mut config);
+        assert_eq!(config["error"]["code"], -32001, "another message: left alone");
+    }
+
+    #[test]
+    fn request_drop_matching_and_shift_time() {
+        let f = active(json!([
+            {"op": "request_drop", "pointer": "/params/historyLength", "matching": "^[0-9]+$"},
+            {"op": "request_shift_time", "pointer": "/params/statusTimestampAfter", "ms": 1}
+        ]));
+        let mut ok = json!({"params": {"historyLength": 3, "statusTimestampAfter": "2026-01-01T00:00:00.999Z"}});
+        mutate_request(&f, &mut ok);
+        assert_eq!(ok, json!({"params": {"statusTimestampAfter": "2026-01-01T00:00:01.000Z"}}));
+        for kept in [json!("ten"), json!(-1)] {
+            let mut bad = json!({"params": {"historyLength": kept.clone(), "statusTimestampAfter": "not a time"}});
+            mutate_request(&f, &mut bad);
+            assert_eq!(bad, json!({"params": {"historyLength": kept, "statusTimestampAfter": "not a time"}}));
+        }
+        let mut offset = json!({"params": {"statusTimestampAfter": "2026-01-01T01:00:00+01:00"}});
+        mutate_request(&f, &mut offset);
+        assert_eq!(offset["params"]["statusTimestampAfter"], "2026-01-01T00:00:00.001Z");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::apply::{self, StreamState, applies};
-use super::{ActiveFaults, Mutation};
+use super::{ActiveFaults, Mutation, Target};
 use crate::server::card::WELL_KNOWN_PATH;
 use crate::sse::{SseEvent, SseParser, encode_events};
 
@@ -99,14 +99,17 @@ async fn rewrite_response(
     let (mut parts, body) = resp.into_parts();
     let ct = parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
     let m = method.as_deref();
+    // The card was built (card faults included) and signed at start-up; only an edit after
+    // signing is made here.
+    let rewrite_card = is_card && apply::targets(faults, Target::SignedCard);
     let mut body = if ct.starts_with("text/event-stream") {
         rewrite_stream(faults.clone(), method.clone(), body)
-    } else if ct.starts_with("application/json") {
+    } else if ct.starts_with("application/json") && (rewrite_card || !is_card) {
         match to_bytes(body, MAX_REWRITE).await {
             Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
                 Ok(mut v) => {
                     if is_card {
-                        apply::mutate_card(faults, &mut v);
+                        apply::mutate_card(faults, Target::SignedCard, &mut v);
                     } else {
                         apply::mutate_response(faults, m, &mut v);
                         let lookup = |name: &str| -> Option<String> {

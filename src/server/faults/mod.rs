@@ -25,8 +25,15 @@ pub enum Target {
     Error,
     /// The whole JSON-RPC envelope.
     Envelope,
-    /// The public agent card.
+    /// The public agent card as the agent builds it: applied at start-up, before the card is
+    /// signed, so the signature covers the card as served (a card defect, not tampering).
     Card,
+    /// The extended card (GetExtendedAgentCard's result) as the agent builds it, before signing.
+    ExtendedCard,
+    /// The public card as served, after it was signed: an edit the signature does not cover
+    /// (tampering, §8.4.3). To edit the extended card after signing, target GetExtendedAgentCard's
+    /// `result`.
+    SignedCard,
     /// The body of a push notification.
     Push,
 }
@@ -52,6 +59,17 @@ pub enum Mutation {
         /// JSON pointer from the target root.
         #[serde(default)]
         pointer: Option<String>,
+        /// Only a value equal to this (e.g. `""`: a member left out when empty).
+        #[serde(default)]
+        when_equals: Option<Value>,
+        /// Only when the target has something at this pointer (e.g. `/configs/1`: when there are
+        /// two or more).
+        #[serde(default)]
+        when_present: Option<String>,
+        /// With `key`: only from objects whose members have these values (e.g.
+        /// `{"role": "ROLE_AGENT"}`: the agent's messages, not the client's).
+        #[serde(default)]
+        where_members: Option<serde_json::Map<String, Value>>,
         #[serde(default)]
         target: Target,
         #[serde(default)]
@@ -62,6 +80,21 @@ pub enum Mutation {
         /// JSON pointer from the target root.
         pointer: String,
         value: Value,
+        /// Only when the value there equals this (e.g. `[]`: an empty list).
+        #[serde(default)]
+        when_equals: Option<Value>,
+        #[serde(default)]
+        target: Target,
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Copies the value at `from` to `to` (creating the last member), when there is one: the
+    /// answer's own ids into a member a fault adds, say.
+    Copy {
+        /// JSON pointer from the target root.
+        from: String,
+        /// JSON pointer from the target root.
+        to: String,
         #[serde(default)]
         target: Target,
         #[serde(default)]
@@ -117,6 +150,10 @@ pub enum Mutation {
         #[serde(default)]
         from: Option<i64>,
         to: i64,
+        /// Only errors whose message contains this (e.g. `Task not found`: a missing task, not a
+        /// missing push config, which has the same code).
+        #[serde(default)]
+        message_contains: Option<String>,
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -133,6 +170,19 @@ pub enum Mutation {
     RequestDrop {
         /// JSON pointer into the request envelope, e.g. `/params/historyLength`.
         pointer: String,
+        /// Only a value whose JSON text matches this regular expression (e.g. `^[0-9]+$`: an agent
+        /// that validates the field, then ignores it, still refuses `"ten"` or `-1`).
+        #[serde(default)]
+        matching: Option<String>,
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Moves an RFC 3339 timestamp of the request by `ms` milliseconds before the mock sees it
+    /// (e.g. `statusTimestampAfter` one ms later: the bound read as exclusive).
+    RequestShiftTime {
+        /// JSON pointer into the request envelope.
+        pointer: String,
+        ms: i64,
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -287,6 +337,12 @@ pub enum Mutation {
         #[serde(default)]
         methods: Vec<String>,
     },
+    /// Task ids (§3.4.2): every new task gets this id, as from an id minted once instead of per
+    /// task; the task last stored under it replaces the one before, for every method.
+    ReuseTaskId { id: String },
+    /// CancelTask (§3.1.5): a cancel refused because the task is finished (TaskNotCancelableError)
+    /// marks the task canceled all the same.
+    RefusedCancelApplies,
     /// Tenant isolation (§13.1): how a caller is answered about another caller's task: `visible`
     /// (as if it were its own; ListTasks lists everyone's), `revealed` (-32001, but the message says
     /// the task exists), `slow` (-32001 as for a missing task, after `ms`).
@@ -445,6 +501,19 @@ impl ActiveFaults {
             Mutation::ForeignTask { treat, ms, methods } if for_method(methods, method) => Some((*treat, *ms)),
             _ => None,
         })
+    }
+
+    /// The id every new task gets, when a fault says so.
+    pub fn reused_task_id(&self) -> Option<&str> {
+        self.mutations().find_map(|m| match m {
+            Mutation::ReuseTaskId { id } => Some(id.as_str()),
+            _ => None,
+        })
+    }
+
+    /// True when a refused cancel still cancels.
+    pub fn refused_cancel_applies(&self) -> bool {
+        self.mutations().any(|m| matches!(m, Mutation::RefusedCancelApplies))
     }
 
     /// True when a fault lets a `missing` (or else wrong) credential through for `method`.

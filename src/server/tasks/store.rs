@@ -82,6 +82,18 @@ impl TaskInner {
         }
     }
 
+    /// Overwrites a finished task's state (a fault: the faithful mock never changes a finished
+    /// task). No event is logged: no one can subscribe to a finished task.
+    pub fn overwrite_finished_state(&mut self, new: TaskState) {
+        let Body::Finished { json, state, timestamp, .. } = &mut self.body else { return };
+        let mut task: Task = serde_json::from_str(json).expect("the store reads its own JSON");
+        let now = Timestamp::now();
+        task.status = TaskStatus { state: new, message: None, timestamp: Some(now) };
+        *json = serde_json::to_string(&task).expect("protocol types serialize").into_boxed_str();
+        *state = new;
+        *timestamp = Some(now);
+    }
+
     /// From now on the task is its JSON.
     fn finish(&mut self) {
         let Body::Live(task) = &mut self.body else { return };
@@ -189,7 +201,7 @@ impl TaskHandle {
         };
         // Outside the task's lock: the store's lock is never taken while a task's is held.
         if finished && let Some(index) = self.store.upgrade() {
-            lock_index(&index).finished(&self.id);
+            lock_index(&index).finished(self);
         }
         self.changed.notify_waiters();
         if finished {
@@ -331,8 +343,12 @@ struct Index {
 }
 
 impl Index {
-    fn finished(&mut self, id: &str) {
-        if let Some(h) = self.tasks.get(id) {
+    /// Books a task that just finished for eviction, if it is still the one stored under its id
+    /// (a fault may make a newer task replace it).
+    fn finished(&mut self, handle: &TaskHandle) {
+        if let Some(h) = self.tasks.get(&handle.id)
+            && std::ptr::eq(Arc::as_ptr(h), handle)
+        {
             self.finished.push_back(h.clone());
         }
     }
@@ -368,6 +384,9 @@ pub struct TaskStore {
     max_tasks: usize,
     max_events: usize,
     max_history: usize,
+    /// A fault's one id for every new task (the newest task stored under it replaces the one
+    /// before); `None`: a fresh id each.
+    reused_id: Option<String>,
 }
 
 impl TaskStore {
@@ -377,7 +396,14 @@ impl TaskStore {
             max_tasks: max_tasks.max(1),
             max_events,
             max_history: max_history.max(1),
+            reused_id: None,
         }
+    }
+
+    /// Gives every new task `id` (a fault, §3.4.2).
+    pub fn reuse_task_id(mut self, id: Option<&str>) -> Self {
+        self.reused_id = id.map(str::to_owned);
+        self
     }
 
     fn index(&self) -> MutexGuard<'_, Index> {
@@ -393,7 +419,7 @@ impl TaskStore {
         first: Message,
         scenario: Arc<Scenario>,
     ) -> Result<Arc<TaskHandle>, StoreFull> {
-        let id = crate::server::ids::new_id();
+        let id = self.reused_id.clone().unwrap_or_else(crate::server::ids::new_id);
         let mut first = first;
         first.task_id = id.clone();
         first.context_id = context_id.clone();
@@ -431,7 +457,7 @@ impl TaskStore {
         let mut evicted = None;
         {
             let mut index = self.index();
-            while index.tasks.len() >= self.max_tasks {
+            while index.tasks.len() >= self.max_tasks && !index.tasks.contains_key(&id) {
                 match index.evict_one() {
                     Some(h) => evicted = Some(h),
                     None => return Err(StoreFull { limit: self.max_tasks }),
@@ -559,6 +585,32 @@ mod tests {
         let _d = create(&s).unwrap();
         assert!(!stored(&s, &a), "a finished before c and is free now");
         assert!(stored(&s, &c));
+    }
+
+    #[test]
+    fn a_reused_id_stores_the_newest_task_and_keeps_the_store_bounded() {
+        let s = store(2).reuse_task_id(Some("same"));
+        let a = create(&s).unwrap();
+        let b = create(&s).unwrap();
+        assert_eq!((a.id.as_str(), b.id.as_str()), ("same", "same"));
+        assert!(Arc::ptr_eq(&s.get("", "", "same").unwrap(), &b), "the newest replaces the one before");
+        assert_eq!(s.len(), 1);
+        finish(&a);
+        let _c = create(&s).unwrap();
+        assert_eq!(s.len(), 1, "a replaced task is not booked for eviction, and takes no slot");
+    }
+
+    #[test]
+    fn a_finished_state_can_be_overwritten_only_on_purpose() {
+        let s = store(2);
+        let a = create(&s).unwrap();
+        finish(&a);
+        a.update(|t| t.set_status(TaskState::Working, None));
+        assert_eq!(a.lock().state(), TaskState::Completed, "a finished task's status is final");
+        a.update(|t| t.overwrite_finished_state(TaskState::Canceled));
+        let g = a.lock();
+        assert_eq!(g.state(), TaskState::Canceled);
+        assert_eq!(g.task().status.state, TaskState::Canceled);
     }
 
     #[test]
