@@ -372,20 +372,10 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
     {
         return Err(StepFail::violation(sid, format!("{} event(s), expected at most {max}", roots.len())));
     }
-    if es.ordering.as_deref() == Some("monotonic_state") {
-        let mut prev: Option<&str> = None;
-        for (i, r) in roots.iter().enumerate() {
-            let Some(s) = state_of(r) else { continue };
-            if let Some(p) = prev {
-                if is_terminal(p) {
-                    return Err(StepFail::violation(sid, format!("event {i}: {s} after terminal state {p}")));
-                }
-                if s == "TASK_STATE_SUBMITTED" && p != "TASK_STATE_SUBMITTED" {
-                    return Err(StepFail::violation(sid, format!("event {i}: back to SUBMITTED after {p}")));
-                }
-            }
-            prev = Some(s);
-        }
+    if es.ordering.as_deref() == Some("monotonic_state")
+        && let Some(problem) = state_order_problem(&roots)
+    {
+        return Err(StepFail::violation(sid, problem));
     }
     if es.echo_request_id == Some(true) {
         let sent = x.request.body.as_deref().and_then(|b| serde_json::from_slice::<Value>(b).ok());
@@ -507,6 +497,26 @@ pub(crate) fn named_assertion(run: &CheckRun<'_>, step: &str, a: &NamedAssertion
     Ok(())
 }
 
+/// What breaks `ordering: "monotonic_state"` in a stream's results: another state after a terminal
+/// one, or a return to SUBMITTED. The same terminal state again is no change: §11.7 lets an agent
+/// "optionally resend a final `Task` snapshot before closing" after the terminal status update.
+fn state_order_problem(roots: &[Value]) -> Option<String> {
+    let mut prev: Option<&str> = None;
+    for (i, r) in roots.iter().enumerate() {
+        let Some(s) = state_of(r) else { continue };
+        if let Some(p) = prev {
+            if is_terminal(p) && s != p {
+                return Some(format!("event {i}: {s} after terminal state {p}"));
+            }
+            if s == "TASK_STATE_SUBMITTED" && p != "TASK_STATE_SUBMITTED" {
+                return Some(format!("event {i}: back to SUBMITTED after {p}"));
+            }
+        }
+        prev = Some(s);
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -524,5 +534,22 @@ mod tests {
     fn acts_event_kinds_are_camel_cased() {
         let a = normalize_event_assertion(&json!({"one_of": [{"task": {}}, {"status_update": {"status": {}}}]}));
         assert_eq!(a, json!({"any_of": [{"task": {}}, {"statusUpdate": {"status": {}}}]}));
+    }
+
+    #[test]
+    fn a_final_snapshot_may_repeat_the_terminal_state() {
+        let task = |s: &str| json!({"task": {"status": {"state": s}}});
+        let update = |s: &str| json!({"statusUpdate": {"status": {"state": s}}});
+        let working = "TASK_STATE_WORKING";
+        let done = "TASK_STATE_COMPLETED";
+        // §11.7: a final Task snapshot after the terminal status update.
+        assert_eq!(state_order_problem(&[task(working), update(done), task(done)]), None);
+        assert_eq!(state_order_problem(&[task("TASK_STATE_SUBMITTED"), update(working), update(done)]), None);
+        let regress = state_order_problem(&[task(working), update(done), update(working)]);
+        assert_eq!(regress.as_deref(), Some("event 2: TASK_STATE_WORKING after terminal state TASK_STATE_COMPLETED"));
+        let other = state_order_problem(&[task(working), update(done), task("TASK_STATE_FAILED")]);
+        assert!(other.is_some_and(|m| m.contains("after terminal state")));
+        let back = state_order_problem(&[task(working), update("TASK_STATE_SUBMITTED")]);
+        assert_eq!(back.as_deref(), Some("event 1: back to SUBMITTED after TASK_STATE_WORKING"));
     }
 }

@@ -45,21 +45,46 @@ fn message(text: &str) -> Value {
     json!({"message": {"role": "ROLE_USER", "parts": [{"text": text}]}, "configuration": {"returnImmediately": true}})
 }
 
-/// Starts a task with the given behaviour prefix and returns its id. Its failure is SendMessage's,
-/// which CORE-SEND-001 grades: the probe defers to it.
-async fn start_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<String, StepFail> {
+/// The check that grades SendMessage itself.
+const SEND_ANCHOR: &str = "CORE-SEND-001";
+/// The check that grades returnImmediately: the task SendMessage answers with is still running.
+const RETURN_IMMEDIATELY_ANCHOR: &str = "CORE-EXEC-001";
+/// The checks that grade that the id SendMessage returns names the new task.
+const TASK_ID_ANCHORS: [&str; 2] = ["KIT-SEND-004", "CORE-GET-001"];
+/// The checks that grade a SendStreamingMessage answer as an SSE stream of JSON-RPC responses.
+const STREAM_ANCHORS: [&str; 2] = ["KIT-STREAM-002", "JSONRPC-SSE-001"];
+/// The check that grades unique SSE ids on a SendStreamingMessage stream.
+const IDS_ANCHOR: &str = "EXT-RESUME-001";
+/// The check that grades SubscribeToTask on a running task.
+const SUBSCRIBE_ANCHOR: &str = "STREAM-SUB-001";
+/// The check that grades that a subscription begins with the Task (§3.1.6).
+const SNAPSHOT_ANCHOR: &str = "STREAM-SSE-004";
+/// The check that grades each SSE event as a JSON-RPC response holding a StreamResponse.
+const ENVELOPE_ANCHOR: &str = "JSONRPC-SSE-001";
+
+/// How often a probe that needs a running task starts a fresh one when the last one finished
+/// before the kit's subscription reached the agent: a race the kit lost (on a loaded machine, or
+/// against a quick agent), which says nothing about the agent.
+const ATTEMPTS: usize = 3;
+
+fn anchored(causes: &[&str], failure: StepFail) -> StepFail {
+    StepFail::Prerequisite { causes: causes.iter().map(|c| (*c).to_owned()).collect(), failure: Box::new(failure) }
+}
+
+/// Starts a task with the given behaviour prefix and returns its id and the state SendMessage
+/// answered with. Its failure is SendMessage's, which CORE-SEND-001 grades: the probe defers to it.
+async fn start_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<(String, Option<String>), StepFail> {
     start_task_inner(run, step, text).await.map_err(|e| match e {
-        e @ (StepFail::Violation(_) | StepFail::Undecided(_)) => {
-            StepFail::Prerequisite { causes: vec![SEND_ANCHOR.into()], failure: Box::new(e) }
-        }
+        e @ (StepFail::Violation(_) | StepFail::Undecided(_)) => anchored(&[SEND_ANCHOR], e),
         other => other,
     })
 }
 
-/// The check that grades SendMessage itself.
-const SEND_ANCHOR: &str = "CORE-SEND-001";
-
-async fn start_task_inner(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<String, StepFail> {
+async fn start_task_inner(
+    run: &mut CheckRun<'_>,
+    step: &str,
+    text: &str,
+) -> Result<(String, Option<String>), StepFail> {
     let params = normalize_params("send_message", message(text), &run.ctx.tenant, &run.ctx.behaviors);
     let req = rpc_request(&run.ctx.rpc_url, &json!(step), "SendMessage", Some(params));
     let x = run.exchange(step, req).await?;
@@ -68,7 +93,8 @@ async fn start_task_inner(run: &mut CheckRun<'_>, step: &str, text: &str) -> Res
         return Err(cut_by_kit(step, run.ctx.client.config().max_body_bytes));
     }
     let v = x.json().map_err(|e| StepFail::violation(step, format!("SendMessage answer is not JSON: {e}")))?;
-    v.pointer("/result/task/id").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
+    let state = v.pointer("/result/task/status/state").and_then(Value::as_str).map(str::to_owned);
+    let id = v.pointer("/result/task/id").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
         StepFail::Violation(Failure {
             message: "SendMessage did not return a task".into(),
             step_id: Some(step.into()),
@@ -76,7 +102,100 @@ async fn start_task_inner(run: &mut CheckRun<'_>, step: &str, text: &str) -> Res
             expected: Some("{\"result\": {\"task\": {\"id\": …}}}".into()),
             actual: Some(compact(&v)),
         })
-    })
+    })?;
+    Ok((id, state))
+}
+
+/// Starts a task that is still running when SendMessage answers (returnImmediately) and returns its
+/// id. A task that had already finished leaves nothing to subscribe to: whether returnImmediately
+/// was honoured is CORE-EXEC-001's question, and the probe defers to it.
+async fn start_running_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<String, StepFail> {
+    let (id, state) = start_task(run, step, text).await?;
+    match state {
+        Some(s) if is_terminal(&s) => Err(anchored(
+            &[RETURN_IMMEDIATELY_ANCHOR],
+            StepFail::Skip(
+                SkipReason::BehaviorNotAvailable,
+                format!(
+                    "SendMessage with returnImmediately answered with the task already {s}: no running task to subscribe to"
+                ),
+            ),
+        )),
+        _ => Ok(id),
+    }
+}
+
+/// The task's state as GetTask tells it now, or what GetTask answered instead.
+async fn task_state(run: &CheckRun<'_>, step: &str, task: &str) -> Result<String, String> {
+    let params = normalize_params("get_task", json!({"id": task}), &run.ctx.tenant, &run.ctx.behaviors);
+    let req = rpc_request(&run.ctx.rpc_url, &json!(step), "GetTask", Some(params));
+    let x = run.ctx.exchange(&format!("{} / {step}", run.id), req).await?;
+    let v = x.json()?;
+    v.pointer("/result/status/state").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| compact(&v))
+}
+
+/// Why a subscription was answered with a JSON-RPC error instead of a stream.
+enum Refusal {
+    /// The task had already finished (in this state): the agent refused rightly, the kit was late.
+    Finished(String),
+    /// The task was still running: a real refusal.
+    Running { state: String, error: String },
+    /// GetTask does not find the task either.
+    Unknown { error: String, get: String },
+}
+
+/// The JSON-RPC error a subscription was answered with instead of a stream.
+fn refusal_error(x: &StreamExchange) -> Option<String> {
+    if x.is_sse() {
+        return None;
+    }
+    let v: Value = serde_json::from_slice(&x.body).ok()?;
+    v.get("error").map(compact)
+}
+
+/// Asks GetTask, right after a refusal, whether the task had finished: a terminal task stays
+/// terminal, so one still running then was running when the agent refused.
+async fn classify(run: &CheckRun<'_>, step: &str, task: &str, error: String) -> Refusal {
+    match task_state(run, step, task).await {
+        Ok(s) if is_terminal(&s) => Refusal::Finished(s),
+        Ok(state) => Refusal::Running { state, error },
+        Err(get) => Refusal::Unknown { error, get },
+    }
+}
+
+/// A subscription, and why it was refused (asked at once, while the other may still be reading).
+async fn subscriber(
+    run: &CheckRun<'_>,
+    step: &str,
+    task: &str,
+    stop_after: Option<usize>,
+) -> Result<(StreamExchange, Option<Refusal>), StepFail> {
+    let x = subscribe_with(run, step, task, stop_after).await?;
+    let refusal = match refusal_error(&x) {
+        Some(error) => Some(classify(run, &format!("{step}-state"), task, error).await),
+        None => None,
+    };
+    Ok((x, refusal))
+}
+
+/// The verdict on a refused subscription of a task SendMessage started.
+fn refused(step: &str, r: Refusal) -> StepFail {
+    match r {
+        Refusal::Finished(s) => StepFail::undecided(step, format!("the task had already finished ({s})")),
+        Refusal::Running { state, error } => anchored(
+            &[SUBSCRIBE_ANCHOR],
+            StepFail::violation(step, format!("SubscribeToTask of a running task ({state}) was refused: {error}")),
+        ),
+        Refusal::Unknown { error, get } => anchored(
+            &TASK_ID_ANCHORS,
+            StepFail::violation(
+                step,
+                format!(
+                    "SubscribeToTask of the task SendMessage returned was refused ({error}), and GetTask does not find that task either: {get}"
+                ),
+            ),
+        ),
+    }
 }
 
 /// Where a resumed subscription names the last event it has.
@@ -88,13 +207,8 @@ enum ResumeVia {
     Param,
 }
 
-async fn subscribe(
-    run: &CheckRun<'_>,
-    step: &str,
-    task: &str,
-    last_event_id: Option<&str>,
-) -> Result<StreamExchange, StepFail> {
-    subscribe_full(run, step, task, last_event_id.map(|id| (id, ResumeVia::Header)), None).await
+fn stream_limits(run: &CheckRun<'_>) -> SseLimits {
+    SseLimits { total_timeout: run.ctx.patience + Duration::from_secs(5), ..run.ctx.client.config().sse.clone() }
 }
 
 async fn subscribe_resumed(
@@ -133,9 +247,20 @@ async fn subscribe_full(
     if let Some((id, ResumeVia::Header)) = resume {
         req.headers.push(("Last-Event-ID".into(), id.into()));
     }
-    let limits =
-        SseLimits { total_timeout: run.ctx.patience + Duration::from_secs(5), ..run.ctx.client.config().sse.clone() };
-    run.exchange_stream(step, req, &limits, stop_after).await
+    run.exchange_stream(step, req, &stream_limits(run), stop_after).await
+}
+
+/// SendStreamingMessage of `text`, hanging up after `stop_after` events.
+async fn stream_message(
+    run: &CheckRun<'_>,
+    step: &str,
+    text: &str,
+    stop_after: usize,
+) -> Result<StreamExchange, StepFail> {
+    let params = json!({"message": {"role": "ROLE_USER", "parts": [{"text": text}]}});
+    let params = normalize_params("send_streaming_message", params, &run.ctx.tenant, &run.ctx.behaviors);
+    let req = rpc_request(&run.ctx.rpc_url, &json!(step), "SendStreamingMessage", Some(params));
+    run.exchange_stream(step, req, &stream_limits(run), Some(stop_after)).await
 }
 
 /// A stream's events as (SSE id, JSON-RPC result).
@@ -166,26 +291,66 @@ fn results(step: &str, x: &StreamExchange) -> Result<Events, StepFail> {
 /// - `same_order`: both receive those events in the same order;
 /// - `independent_close`: one subscriber hangs up after its first event, the other still reaches
 ///   the terminal state.
+///
+/// Both subscribe to a task that was running when SendMessage answered; one that finished before
+/// a subscription reached the agent is refused rightly, and the probe starts another. An agent that
+/// serves one stream and refuses the second does what §3.5.2 leaves to it ("MAY serve multiple
+/// concurrent streams"): the check skips.
 async fn concurrent_subscribers(run: &mut CheckRun<'_>, params: &Value) -> Result<(), StepFail> {
     let text = params.get("text").and_then(Value::as_str).unwrap_or("tck-long-running concurrent");
     let expect = params.get("expect").and_then(Value::as_str).unwrap_or("same_order");
-    let task = start_task(run, "start", text).await?;
     let hang_up = (expect == "independent_close").then_some(1);
-    let (a, b) =
-        tokio::join!(subscribe_with(run, "subscriber-a", &task, hang_up), subscribe(run, "subscriber-b", &task, None));
-    let (a, b) = (a?, b?);
-    run.keep(a.to_evidence(Some("subscriber-a"), &run.ctx.redactor));
-    run.keep(b.to_evidence(Some("subscriber-b"), &run.ctx.redactor));
-    let (ra, rb) = (results("subscriber-a", &a)?, results("subscriber-b", &b)?);
+    let mut late = Vec::new();
+    for _ in 0..ATTEMPTS {
+        let task = start_running_task(run, "start", text).await?;
+        let (a, b) =
+            tokio::join!(subscriber(run, "subscriber-a", &task, hang_up), subscriber(run, "subscriber-b", &task, None));
+        let ((a, refused_a), (b, refused_b)) = (a?, b?);
+        run.keep(a.to_evidence(Some("subscriber-a"), &run.ctx.redactor));
+        run.keep(b.to_evidence(Some("subscriber-b"), &run.ctx.redactor));
+        match (refused_a, refused_b) {
+            (None, None) => return judge_subscribers(expect, hang_up.is_some(), &a, &b),
+            (Some(Refusal::Finished(s)), _) | (_, Some(Refusal::Finished(s))) => late.push(s),
+            (Some(Refusal::Running { state, error }), None) | (None, Some(Refusal::Running { state, error })) => {
+                return Err(StepFail::Skip(
+                    SkipReason::BehaviorNotAvailable,
+                    format!(
+                        "the agent served one SubscribeToTask stream of the running task ({state}) and refused the concurrent one: {error}; serving several streams for one task is a MAY (§3.5.2)"
+                    ),
+                ));
+            }
+            (Some(r), _) => return Err(refused("subscriber-a", r)),
+            (None, Some(r)) => return Err(refused("subscriber-b", r)),
+        }
+    }
+    Err(StepFail::undecided(
+        "subscribe",
+        format!(
+            "{ATTEMPTS} times the task had finished ({}) before a subscription reached the agent, which refused it rightly: the kit was late each time, and the agent is not graded",
+            late.join(", ")
+        ),
+    ))
+}
+
+fn judge_subscribers(expect: &str, hung_up: bool, a: &StreamExchange, b: &StreamExchange) -> Result<(), StepFail> {
+    // What the probe assumes of each stream (JSON-RPC results, a Task first) is graded elsewhere.
+    let envelope = |e| anchored(&[ENVELOPE_ANCHOR], e);
+    let (ra, rb) = (results("subscriber-a", a).map_err(envelope)?, results("subscriber-b", b).map_err(envelope)?);
     let both: &[(&str, &Events)] =
-        if hang_up.is_some() { &[("subscriber-b", &rb)] } else { &[("subscriber-a", &ra), ("subscriber-b", &rb)] };
+        if hung_up { &[("subscriber-b", &rb)] } else { &[("subscriber-a", &ra), ("subscriber-b", &rb)] };
     for (name, r) in both {
         match r.first() {
             Some((_, first)) if first.get("task").is_some() => {}
             other => {
-                return Err(StepFail::violation(
-                    name,
-                    format!("first event must be a task snapshot (§3.1.6), got {:?}", other.map(|(_, v)| compact(v))),
+                return Err(anchored(
+                    &[SNAPSHOT_ANCHOR],
+                    StepFail::violation(
+                        name,
+                        format!(
+                            "first event must be a task snapshot (§3.1.6), got {:?}",
+                            other.map(|(_, v)| compact(v))
+                        ),
+                    ),
                 ));
             }
         }
@@ -193,7 +358,7 @@ async fn concurrent_subscribers(run: &mut CheckRun<'_>, params: &Value) -> Resul
             .last()
             .and_then(|(_, v)| v.pointer("/statusUpdate/status/state").or_else(|| v.pointer("/task/status/state")));
         if !last_state.and_then(Value::as_str).is_some_and(is_terminal) {
-            let why = if hang_up.is_some() { " after the other subscriber hung up" } else { "" };
+            let why = if hung_up { " after the other subscriber hung up" } else { "" };
             return Err(StepFail::violation(
                 name,
                 format!(
@@ -205,7 +370,7 @@ async fn concurrent_subscribers(run: &mut CheckRun<'_>, params: &Value) -> Resul
             ));
         }
     }
-    if hang_up.is_some() {
+    if hung_up {
         return Ok(());
     }
     // Snapshots may differ (taken at different moments); what follows the later snapshot must agree.
@@ -230,9 +395,27 @@ async fn concurrent_subscribers(run: &mut CheckRun<'_>, params: &Value) -> Resul
     Ok(())
 }
 
+/// How one try of the resume probe ended.
+enum Resumed {
+    /// Graded: the replay holds.
+    Held,
+    /// The task had finished (in this state) before the resumed subscription reached the agent.
+    Late(String),
+    /// The task's first events leave no event with a known successor to resume after: try again
+    /// with a resume point whose successor is not known.
+    NoSuccessor,
+}
+
 /// Resume extension: after reading part of a stream, reconnecting with `Last-Event-ID` (or, with
-/// `params.via: "after_event_id"`, with `afterEventId` in the params) replays exactly the events
-/// that followed, with the same ids.
+/// `params.via: "after_event_id"`, with `afterEventId` in the params) replays the events that
+/// followed, with the same ids.
+///
+/// The stream read in part is a SendStreamingMessage of a long-running task: it holds the task's
+/// events from its creation, so the kit knows which event followed the one it resumes after. The
+/// resumed SubscribeToTask may begin with a Task snapshot, as §3.1.6 requires of every
+/// subscription ("The operation MUST return a Task object as the first event in the stream"); what
+/// follows must begin with that next event, not repeat the one resumed after, and not be empty. A
+/// subscription that starts afresh folds the missed event into its snapshot, and so fails.
 async fn resume_last_event_id(run: &mut CheckRun<'_>, params: &Value) -> Result<(), StepFail> {
     let via = match params.get("via").and_then(Value::as_str) {
         None | Some("last_event_id") => ResumeVia::Header,
@@ -244,52 +427,143 @@ async fn resume_last_event_id(run: &mut CheckRun<'_>, params: &Value) -> Result<
             ));
         }
     };
-    let task = start_task(run, "start", "tck-long-running resume").await?;
-    let full = subscribe(run, "reference", &task, None).await?;
-    run.keep(full.to_evidence(Some("reference"), &run.ctx.redactor));
-    let events = results("reference", &full)?;
-    if events.len() < 2 {
-        return Err(StepFail::violation(
-            "reference",
-            format!("need at least two events to test resume, got {}", events.len()),
-        ));
+    let mut late = Vec::new();
+    let mut successor_known = true;
+    let mut tries = 0;
+    while late.len() < ATTEMPTS && tries <= ATTEMPTS {
+        tries += 1;
+        match resume_once(run, via, successor_known).await? {
+            Resumed::Held => return Ok(()),
+            Resumed::Late(s) => late.push(s),
+            Resumed::NoSuccessor => successor_known = false,
+        }
     }
-    let Some(first_id) = events[0].0.clone() else {
+    Err(StepFail::undecided(
+        "resumed",
+        format!(
+            "{} times the task had finished ({}) before the kit could resume its stream (a terminal task is rightly refused a subscription): the kit was late each time, and the agent is not graded",
+            late.len(),
+            late.join(", ")
+        ),
+    ))
+}
+
+/// The task a stream event is about.
+fn task_of(v: &Value) -> Option<&str> {
+    v.pointer("/task/id")
+        .or_else(|| v.pointer("/statusUpdate/taskId"))
+        .or_else(|| v.pointer("/artifactUpdate/taskId"))
+        .and_then(Value::as_str)
+}
+
+/// The member a StreamResponse holds.
+fn kind_of(v: &Value) -> Option<&'static str> {
+    ["task", "message", "statusUpdate", "artifactUpdate"].into_iter().find(|k| v.get(*k).is_some())
+}
+
+fn describe_event((id, v): &(Option<String>, Value)) -> String {
+    format!(
+        "id {}: {} {}",
+        id.as_deref().unwrap_or("<none>"),
+        kind_of(v).unwrap_or("<unknown>"),
+        state_of(v).unwrap_or("")
+    )
+    .trim_end()
+    .to_owned()
+}
+
+/// One try: a SendStreamingMessage read for two events (one, without `with_successor`), then a
+/// subscription resumed after the first.
+async fn resume_once(run: &mut CheckRun<'_>, via: ResumeVia, with_successor: bool) -> Result<Resumed, StepFail> {
+    let head = stream_message(run, "head", "tck-long-running resume", if with_successor { 2 } else { 1 }).await?;
+    run.keep(head.to_evidence(Some("head"), &run.ctx.redactor));
+    // The stream itself is what KIT-STREAM-002 and JSONRPC-SSE-001 grade.
+    let events = results("head", &head).map_err(|e| anchored(&STREAM_ANCHORS, e))?;
+    let Some((first_id, first)) = events.first() else {
+        return Err(anchored(
+            &STREAM_ANCHORS,
+            StepFail::violation("head", "SendStreamingMessage answered a stream without events"),
+        ));
+    };
+    let Some(after) = first_id.clone() else {
         // Resumption is the kit's extension: an agent without SSE ids does not offer it.
         return Err(StepFail::Skip(
             SkipReason::BehaviorNotAvailable,
             "the agent's events carry no SSE id: it does not offer resumption".into(),
         ));
     };
-    // The task is terminal now, so a second task is needed to resume mid-way.
-    let task2 = start_task(run, "start-2", "tck-long-running resume").await?;
-    let head = subscribe_first(run, &task2).await?;
-    let resumed = subscribe_resumed(run, "resumed", &task2, &head, via).await?;
+    let task = task_of(first)
+        .map(str::to_owned)
+        .ok_or_else(|| StepFail::undecided("head", format!("the first event names no task: {}", compact(first))))?;
+    if let Some((Some(second), _)) = events.get(1)
+        && *second == after
+    {
+        // Ids that repeat name no event to resume after; EXT-RESUME-001 grades them.
+        return Err(anchored(
+            &[IDS_ANCHOR],
+            StepFail::violation("head", format!("the stream's first two events both carry SSE id {after:?}")),
+        ));
+    }
+    if events.iter().any(|(_, v)| state_of(v).is_some_and(is_terminal)) {
+        // The task ended within the events read: nothing is left to resume.
+        return Ok(if with_successor { Resumed::NoSuccessor } else { Resumed::Late(state_of_last(&events)) });
+    }
+    // The event that followed, unless it is a snapshot (which a replay need not repeat).
+    let successor = events.get(1).filter(|(_, v)| v.get("task").is_none());
+    let resumed = subscribe_resumed(run, "resumed", &task, &after, via).await?;
     run.keep(resumed.to_evidence(Some("resumed"), &run.ctx.redactor));
+    if let Some(error) = refusal_error(&resumed) {
+        return match classify(run, "resumed-state", &task, error).await {
+            Refusal::Finished(s) => Ok(Resumed::Late(s)),
+            Refusal::Running { state, error } => Err(StepFail::violation(
+                "resumed",
+                format!("resuming after id {after} was refused while the task was {state}: {error}"),
+            )),
+            Refusal::Unknown { error, get } => Err(StepFail::violation(
+                "resumed",
+                format!("resuming after id {after} was refused ({error}), and GetTask does not find the task: {get}"),
+            )),
+        };
+    }
     let tail = results("resumed", &resumed)?;
-    if tail.iter().any(|(id, v)| id.as_deref() == Some(head.as_str()) || v.get("task").is_some()) {
-        return Err(StepFail::violation(
-            "resumed",
-            format!("replay after id {head} repeated the snapshot or the event itself"),
-        ));
+    // §3.1.6: every subscription begins with a Task, a resumed one too.
+    let replay = match tail.first() {
+        Some((_, v)) if v.get("task").is_some() => &tail[1..],
+        _ => &tail[..],
+    };
+    if replay.iter().any(|(id, _)| id.as_deref() == Some(after.as_str())) {
+        return Err(StepFail::violation("resumed", format!("the replay after id {after} repeated the event itself")));
     }
-    if tail.is_empty() {
-        return Err(StepFail::violation(
-            "resumed",
-            format!("nothing replayed after id {head} (first reference id {first_id})"),
-        ));
+    let Some(next) = replay.first() else {
+        return Err(StepFail::violation("resumed", format!("nothing replayed after id {after}")));
+    };
+    if let Some(want) = successor {
+        let same = match &want.0 {
+            Some(id) => next.0.as_ref() == Some(id),
+            // Without ids after the first, the event is known by its kind and state.
+            None => kind_of(&next.1) == kind_of(&want.1) && state_of(&next.1) == state_of(&want.1),
+        };
+        if !same {
+            return Err(StepFail::Violation(Failure {
+                message: format!(
+                    "the replay after id {after} does not begin with the event that followed it: that event was lost, as when a subscription starts afresh"
+                ),
+                step_id: Some("resumed".into()),
+                pointer: None,
+                expected: Some(describe_event(want)),
+                actual: Some(describe_event(next)),
+            }));
+        }
     }
-    Ok(())
+    Ok(Resumed::Held)
 }
 
-/// Opens a subscription, reads its first event's id, and hangs up.
-async fn subscribe_first(run: &CheckRun<'_>, task: &str) -> Result<String, StepFail> {
-    let x = subscribe_with(run, "first", task, Some(1)).await?;
-    x.events
-        .first()
-        .and_then(|e| e.id.clone())
-        .ok_or_else(|| StepFail::violation("first", "the first event carries no SSE `id:`"))
+fn state_of_last(events: &Events) -> String {
+    events.iter().rev().find_map(|(_, v)| state_of(v)).unwrap_or("finished").to_owned()
 }
+
+/// The checks that grade creating a push config on a task SendMessage started.
+const CREATE_ANCHORS: [&str; 3] = ["PUSH-CFG-001", "KIT-SEND-004", "CORE-GET-001"];
 
 async fn create_push_config(run: &mut CheckRun<'_>, task: &str, mut config: Value) -> Result<(), StepFail> {
     config["taskId"] = json!(task);
@@ -302,15 +576,42 @@ async fn create_push_config(run: &mut CheckRun<'_>, task: &str, mut config: Valu
     }
     let v = x.json().map_err(|e| StepFail::violation("create", format!("not JSON: {e}")))?;
     if v.get("result").is_none() {
-        return Err(StepFail::violation("create", format!("creating the push config failed: {}", compact(&v))));
+        return Err(anchored(
+            &CREATE_ANCHORS,
+            StepFail::violation("create", format!("creating the push config failed: {}", compact(&v))),
+        ));
     }
     Ok(())
 }
 
-/// SendMessage of the prompt with the push config in its configuration (§3.2.2), answered at once.
-async fn start_with_push_config(run: &mut CheckRun<'_>, config: Value) -> Result<(), StepFail> {
+/// A long-running task with a push config created on it while it still runs: GetTask, asked once
+/// the config exists, finds the task unsettled, so its next updates come after the config. A task
+/// that settled first owes the config no notification; the probe starts another.
+async fn running_task_with_config(run: &mut CheckRun<'_>, config: &Value) -> Result<String, StepFail> {
+    let mut late = Vec::new();
+    for _ in 0..ATTEMPTS {
+        let task = start_running_task(run, "start", "tck-long-running push").await?;
+        create_push_config(run, &task, config.clone()).await?;
+        match task_state(run, "created", &task).await {
+            Ok(s) if settled(&s) => late.push(s),
+            // Still running, or GetTask cannot tell (which is GetTask's finding): deliveries count.
+            _ => return Ok(task),
+        }
+    }
+    Err(StepFail::undecided(
+        "create",
+        format!(
+            "{ATTEMPTS} times the task had settled ({}) by the time its push config existed, so no notification was due: the kit was late each time, and the agent is not graded",
+            late.join(", ")
+        ),
+    ))
+}
+
+/// SendMessage of `text` with the push config in its configuration (§3.2.2), answered at once; the
+/// id of the task it started.
+async fn start_with_push_config(run: &mut CheckRun<'_>, text: &str, config: Value) -> Result<String, StepFail> {
     let params = json!({
-        "message": {"role": "ROLE_USER", "parts": [{"text": run.ctx.prompt}]},
+        "message": {"role": "ROLE_USER", "parts": [{"text": text}]},
         "configuration": {"returnImmediately": true, "taskPushNotificationConfig": config},
     });
     let params = normalize_params("send_message", params, &run.ctx.tenant, &run.ctx.behaviors);
@@ -321,23 +622,42 @@ async fn start_with_push_config(run: &mut CheckRun<'_>, config: Value) -> Result
         return Err(cut_by_kit("start", run.ctx.client.config().max_body_bytes));
     }
     let v = x.json().map_err(|e| StepFail::violation("start", format!("SendMessage answer is not JSON: {e}")))?;
-    if v.pointer("/result/task/id").is_some() {
-        return Ok(());
+    if let Some(id) = v.pointer("/result/task/id").and_then(Value::as_str) {
+        return Ok(id.to_owned());
     }
     if v.pointer("/result/message").is_some() {
         return Err(StepFail::Skip(
             SkipReason::BehaviorNotAvailable,
-            format!(
-                "the agent answered {:?} with a Message, so no task exists to send notifications about",
-                run.ctx.prompt
-            ),
+            format!("the agent answered {text:?} with a Message, so no task exists to send notifications about"),
         ));
     }
     Err(StepFail::violation("start", format!("SendMessage with a push config did not start a task: {}", compact(&v))))
 }
 
+/// True for a state after which a task changes no more until a client acts: terminal or
+/// interrupted (§4.1.3).
+fn settled(state: &str) -> bool {
+    is_terminal(state) || matches!(state, "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_AUTH_REQUIRED")
+}
+
+/// True when an `Authorization` value is `<scheme> <credentials>`: the scheme in any case (RFC 9110
+/// §11.1: "It uses a case-insensitive token to identify the authentication scheme"), then one or
+/// more spaces.
+fn carries_credentials(value: Option<&str>, scheme: &str, credentials: &str) -> bool {
+    value
+        .map(str::trim)
+        .and_then(|v| v.split_once(' '))
+        .is_some_and(|(s, c)| s.eq_ignore_ascii_case(scheme) && c.trim_start_matches(' ') == credentials)
+}
+
 /// §4.3.3 / §13.2: the agent POSTs StreamResponse bodies to the webhook with the configured
 /// credentials. `params.expect` picks what is graded.
+///
+/// With the tck-long-running behaviour, the config is created on a task that is still running
+/// once it exists ([`running_task_with_config`]); otherwise it travels in the SendMessage of the
+/// neutral message that starts the task (§3.2.2), and every update after it counts. Either way the
+/// kit waits `--patience` from when it sees the task settled (GetTask), not from when it asked:
+/// how long the task takes on a loaded machine or agent is not the delivery's delay.
 async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), StepFail> {
     let Some(hook) = run.ctx.webhook.clone() else {
         return Err(StepFail::undecided("webhook", "no webhook receiver is running (see --webhook-bind)"));
@@ -346,57 +666,71 @@ async fn push_delivery(run: &mut CheckRun<'_>, params: &Value) -> Result<(), Ste
     let canary = format!("kit-canary-{}", uuid::Uuid::new_v4().simple());
     let config =
         json!({"url": url, "token": "kit-token", "authentication": {"scheme": "Bearer", "credentials": canary}});
-    if run.ctx.behaviors.provides("tck-long-running") {
-        // A task that keeps running gets a config of its own, then notifications of what follows.
-        let task = start_task(run, "start", "tck-long-running push").await?;
-        create_push_config(run, &task, config).await?;
+    let task = if run.ctx.behaviors.provides("tck-long-running") {
+        running_task_with_config(run, &config).await?
     } else {
-        // Any agent: the config travels with the neutral message; every update after it counts.
-        start_with_push_config(run, config).await.map_err(|e| match e {
-            e @ (StepFail::Violation(_) | StepFail::Undecided(_)) => {
-                StepFail::Prerequisite { causes: vec![SEND_ANCHOR.into()], failure: Box::new(e) }
-            }
+        let prompt = run.ctx.prompt.clone();
+        start_with_push_config(run, &prompt, config).await.map_err(|e| match e {
+            e @ (StepFail::Violation(_) | StepFail::Undecided(_)) => anchored(&[SEND_ANCHOR], e),
             other => other,
-        })?;
-    }
-    let deadline = Instant::now() + run.ctx.patience;
+        })?
+    };
+    let patience = run.ctx.patience;
+    let started = Instant::now();
+    // When the kit first saw the task settled; until then, GetTask is asked now and then.
+    let mut settled_at: Option<Instant> = None;
+    let mut next_look = started;
     let deliveries = loop {
         let d = hook.deliveries(&inbox);
         let done = d.iter().any(|x| {
             serde_json::from_slice::<Value>(&x.body).ok().is_some_and(|v| state_of(&v).is_some_and(is_terminal))
         });
-        if done || Instant::now() > deadline {
+        if done {
             break d;
+        }
+        let now = Instant::now();
+        if settled_at.is_none() && now >= next_look && now < started + patience {
+            if task_state(run, "state", &task).await.is_ok_and(|s| settled(&s)) {
+                settled_at = Some(Instant::now());
+            }
+            next_look = Instant::now() + Duration::from_millis(500);
+        }
+        // Patience after the task settled, within twice the patience in all; the patience alone
+        // while the task is not seen settled (then the updates so far count).
+        let deadline = match settled_at {
+            Some(t) => (t + patience).min(started + 2 * patience),
+            None => started + patience,
+        };
+        if Instant::now() > deadline {
+            break hook.deliveries(&inbox);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     let want = params.get("expect").and_then(Value::as_str).unwrap_or("at_least_one");
     if deliveries.is_empty() {
+        let waited = match settled_at {
+            Some(_) => format!("within {} s of the task settling", patience.as_secs()),
+            None => format!("within {} s", patience.as_secs()),
+        };
         return Err(StepFail::violation(
             "deliver",
-            format!(
-                "no notification reached the webhook within {} s (§4.3.3: at least one attempt)",
-                run.ctx.patience.as_secs()
-            ),
+            format!("no notification reached the webhook {waited} (§4.3.3: at least one attempt)"),
         ));
     }
     for (i, d) in deliveries.iter().enumerate() {
         let step = format!("delivery-{i}");
         match want {
-            "authorization" => {
-                let expected = format!("Bearer {canary}");
-                if d.header("authorization") != Some(expected.as_str()) {
-                    return Err(StepFail::Violation(Failure {
-                        message: "the webhook POST does not carry the configured credentials (§4.3.3)".into(),
-                        step_id: Some(step),
-                        pointer: None,
-                        expected: Some("Authorization: Bearer <configured credentials>".into()),
-                        actual: Some(format!(
-                            "Authorization: {}",
-                            d.header("authorization").map(|_| "<other value>").unwrap_or("<absent>")
-                        )),
-                    }));
-                }
+            "authorization" if !carries_credentials(d.header("authorization"), "Bearer", &canary) => {
+                return Err(StepFail::Violation(Failure {
+                    message: "the webhook POST does not carry the configured credentials (§4.3.3)".into(),
+                    step_id: Some(step),
+                    pointer: None,
+                    expected: Some("Authorization: Bearer <configured credentials> (the scheme in any case)".into()),
+                    actual: Some(format!(
+                        "Authorization: {}",
+                        d.header("authorization").map(|_| "<other value>").unwrap_or("<absent>")
+                    )),
+                }));
             }
             "content_type" => {
                 let ct = d.header("content-type").unwrap_or("");
@@ -470,4 +804,33 @@ async fn card_conditional_get(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_auth_scheme_is_matched_in_any_case() {
+        for v in ["Bearer s3cret", "bearer s3cret", "BEARER s3cret", "BeArEr  s3cret", " Bearer s3cret "] {
+            assert!(carries_credentials(Some(v), "Bearer", "s3cret"), "{v:?}");
+        }
+        for v in ["Bearer S3CRET", "Bearer s3cret2", "Basic s3cret", "Bearers3cret", "s3cret", ""] {
+            assert!(!carries_credentials(Some(v), "Bearer", "s3cret"), "{v:?}");
+        }
+        assert!(!carries_credentials(None, "Bearer", "s3cret"));
+    }
+
+    #[test]
+    fn stream_events_name_their_task_and_kind() {
+        let snapshot = json!({"task": {"id": "t", "status": {"state": "TASK_STATE_WORKING"}}});
+        let update = json!({"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_COMPLETED"}}});
+        assert_eq!(task_of(&snapshot), Some("t"));
+        assert_eq!(task_of(&update), Some("t"));
+        assert_eq!(kind_of(&update), Some("statusUpdate"));
+        assert_eq!(describe_event(&(Some("2".into()), update)), "id 2: statusUpdate TASK_STATE_COMPLETED");
+        assert_eq!(describe_event(&(None, json!({}))), "id <none>: <unknown>");
+        assert!(settled("TASK_STATE_INPUT_REQUIRED") && settled("TASK_STATE_CANCELED"));
+        assert!(!settled("TASK_STATE_WORKING"));
+    }
 }

@@ -9,6 +9,8 @@ use super::context::{CheckRun, StepFail, compact};
 use super::expect::{evaluate, named_assertion};
 use super::probes;
 use super::request::{Answer, send};
+use super::states::is_terminal;
+use crate::client::rpc::rpc_request;
 use crate::report::{Failure, SkipReason};
 use crate::suite::assert;
 use crate::suite::model::{OnlyIf, Step, Test};
@@ -50,6 +52,9 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step) -> Result<(), StepFail> {
     loop {
         attempt += 1;
         let answer = send(run, step).await?;
+        if let Some(why) = late_subscription(run, step, &answer).await {
+            return Err(StepFail::undecided(&step.id, why));
+        }
         // Polling decides on the raw answer; the step's expectations apply to the final one only.
         if let Some(rep) = &step.repeat {
             let done = assert::eval_until(&rep.until, &peek_root(&answer))
@@ -84,6 +89,39 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step) -> Result<(), StepFail> {
         let root = evaluate(run, step, &answer)?;
         return finish_step(run, step, &answer, root);
     }
+}
+
+/// Why a SubscribeToTask that was to stream was refused rightly: its task had already finished,
+/// and §3.1.6 refuses a subscription to a terminal task. The step then says the kit came late (a
+/// task that ends on its own may end before the subscription reaches a loaded agent), not that the
+/// agent failed. GetTask is asked at once: a task terminal now was terminal or became so since,
+/// and one still running was running when the agent refused.
+async fn late_subscription(run: &CheckRun<'_>, step: &Step, answer: &Answer) -> Option<String> {
+    if step.operation.as_deref() != Some("subscribe_to_task")
+        || step.expect_error.is_some()
+        || step.expect_refused.is_some()
+        || step.caller.as_deref().is_some_and(|c| c != "a")
+    {
+        return None;
+    }
+    let Answer::Stream(x) = answer else { return None };
+    if x.is_sse() {
+        return None;
+    }
+    let error = serde_json::from_slice::<Value>(&x.body).ok()?.get("error").cloned()?;
+    let sent = serde_json::from_slice::<Value>(x.request.body.as_deref()?).ok()?;
+    let task = sent.pointer("/params/id").and_then(Value::as_str)?;
+    let mut params = json!({"id": task});
+    if let Some(tenant) = sent.pointer("/params/tenant") {
+        params["tenant"] = tenant.clone();
+    }
+    let req = rpc_request(&run.ctx.rpc_url, &json!(format!("{}-state", step.id)), "GetTask", Some(params));
+    let got = run.ctx.exchange(&format!("{} / {}-state", run.id, step.id), req).await.ok()?.json().ok()?;
+    let state = got.pointer("/result/status/state").and_then(Value::as_str).filter(|s| is_terminal(s))?;
+    Some(format!(
+        "the task had already finished ({state}) when the subscription reached the agent, which refused it as §3.1.6 requires ({}): the kit was late, and the agent is not graded",
+        compact(&error)
+    ))
 }
 
 /// What the agent chose to answer, when the answer is a success: the JSON-RPC `result` (the body

@@ -269,15 +269,87 @@ fn shape(v: &Value) -> Value {
     }
 }
 
-fn fastest(v: Vec<Duration>) -> Duration {
-    v.into_iter().min().unwrap_or_default()
+/// GetTask calls timed per kind (another caller's task, a missing one) by the timing grade.
+const TIMED_PAIRS: usize = 12;
+/// Which timing stands for what a kind costs without the load, fastest first: the third of
+/// twelve, the low quartile.
+const LOW_QUARTILE: usize = 2;
+/// Which timing stands for a kind's usual call: the eighth of twelve, two thirds of the calls
+/// being as fast or faster.
+const USUAL: usize = 7;
+/// How much slower than the other kind's typical call a kind's low quartile must be to tell them
+/// apart.
+const TIMING_GAP: Duration = Duration::from_millis(100);
+
+/// The `rank`-th fastest of `v` (0 for the fastest).
+fn nth_fastest(v: &[Duration], rank: usize) -> Duration {
+    let mut v = v.to_vec();
+    v.sort();
+    v.get(rank.min(v.len().saturating_sub(1))).copied().unwrap_or_default()
+}
+
+/// How far one kind's low quartile lies above the other kind's usual call (zero when it does not):
+/// how much slower even the faster calls of the slower kind are than two thirds of the other's.
+/// Load on the machine or the agent only ever adds time, and more to some calls than to others:
+/// it spreads each kind's timings, which lifts the usual call above the low quartile and so
+/// narrows this gap. A leak adds its time to every call of its kind, so it shows in the low
+/// quartile however loaded the moment. When load drowns everything, the gap opens only if one
+/// kind's three fastest calls all come after eight of the other's: for calls interleaved as the
+/// probe takes them, 1.8% per direction however the load falls (and the 100 ms must still show).
+fn timing_gap(foreign: &[Duration], missing: &[Duration]) -> Duration {
+    let up = nth_fastest(foreign, LOW_QUARTILE).saturating_sub(nth_fastest(missing, USUAL));
+    let down = nth_fastest(missing, LOW_QUARTILE).saturating_sub(nth_fastest(foreign, USUAL));
+    up.max(down)
+}
+
+/// The timing grade: GetTask of the first caller's task and of a missing one, as the second
+/// caller, in pairs taken one right after the other, the order alternating from pair to pair, so
+/// that the load of any moment weighs on both kinds alike. The two are told apart when even the
+/// faster quarter of one kind's calls is more than 100 ms slower than two thirds of the other's
+/// (see [`timing_gap`]).
+async fn timing(run: &mut CheckRun<'_>, task: &str, missing: &str) -> Result<(), StepFail> {
+    let (mut foreign, mut absent) = (Vec::new(), Vec::new());
+    for i in 0..TIMED_PAIRS {
+        let f_step = format!("b-foreign-{i}");
+        let m_step = format!("b-missing-{i}");
+        if i % 2 == 0 {
+            foreign.push(call(run, &f_step, "GetTask", json!({"id": task}), true).await?.elapsed);
+            absent.push(call(run, &m_step, "GetTask", json!({"id": missing}), true).await?.elapsed);
+        } else {
+            absent.push(call(run, &m_step, "GetTask", json!({"id": missing}), true).await?.elapsed);
+            foreign.push(call(run, &f_step, "GetTask", json!({"id": task}), true).await?.elapsed);
+        }
+    }
+    if timing_gap(&foreign, &absent) <= TIMING_GAP {
+        return Ok(());
+    }
+    let ms = |v: &[Duration]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v.iter().map(|d| d.as_millis().to_string()).collect::<Vec<_>>().join(" ")
+    };
+    let q = |v: &[Duration], rank| nth_fastest(v, rank).as_millis();
+    Err(StepFail::Violation(Failure {
+        message: format!(
+            "GetTask of another caller's task takes {} ms (low quartile; two thirds within {} ms), of a missing task {} ms (two thirds within {} ms), over {TIMED_PAIRS} calls each: the timing tells them apart",
+            q(&foreign, LOW_QUARTILE),
+            q(&foreign, USUAL),
+            q(&absent, LOW_QUARTILE),
+            q(&absent, USUAL),
+        ),
+        step_id: Some("timing".into()),
+        pointer: None,
+        expected: Some(
+            "neither kind's low quartile more than 100 ms above two thirds of the other kind's calls".into(),
+        ),
+        actual: Some(format!("foreign (ms, sorted): {}; missing (ms, sorted): {}", ms(&foreign), ms(&absent))),
+    }))
 }
 
 /// `tenant_isolation` (§3.3.2, §13.1): the second caller (`--header-b`) names the first caller's
 /// task in each of `params.methods`, and must get what it gets for a task that does not exist:
 /// -32001, the same message and data shape once the ids are masked, the same HTTP status. With
-/// `params.grade: "timing"`, GetTask on both is timed instead, seven times each: the fastest
-/// answers must be within 100 ms or a factor of two of each other (the same timing class).
+/// `params.grade: "timing"`, GetTask on both is timed instead (see [`timing`]).
 pub async fn tenant_isolation(run: &mut CheckRun<'_>, params: &Value) -> Result<(), StepFail> {
     let methods: Vec<String> = params
         .get("methods")
@@ -294,30 +366,7 @@ pub async fn tenant_isolation(run: &mut CheckRun<'_>, params: &Value) -> Result<
     };
     let prompt = run.ctx.prompt.clone();
     if params.get("grade").and_then(Value::as_str) == Some("timing") {
-        let (mut foreign, mut absent) = (Vec::new(), Vec::new());
-        for i in 0..7 {
-            let f = call(run, &format!("b-foreign-{i}"), "GetTask", json!({"id": task}), true).await?;
-            let m = call(run, &format!("b-missing-{i}"), "GetTask", json!({"id": missing}), true).await?;
-            foreign.push(f.elapsed);
-            absent.push(m.elapsed);
-        }
-        // The fastest of several tries: what the agent does, without the load around it.
-        let (f, m) = (fastest(foreign), fastest(absent));
-        let (lo, hi) = (f.min(m), f.max(m));
-        if hi.saturating_sub(lo) > Duration::from_millis(100) && hi > lo * 2 {
-            return Err(StepFail::Violation(Failure {
-                message: format!(
-                    "GetTask of another caller's task takes {} ms (fastest of 7), of a missing task {} ms: the timing tells them apart",
-                    f.as_millis(),
-                    m.as_millis()
-                ),
-                step_id: Some("timing".into()),
-                pointer: None,
-                expected: Some("the same timing class (within 100 ms or a factor of 2)".into()),
-                actual: Some(format!("foreign {} ms, missing {} ms", f.as_millis(), m.as_millis())),
-            }));
-        }
-        return Ok(());
+        return timing(run, &task, &missing).await;
     }
     for method in &methods {
         let step = format!("b-{}", method.to_ascii_lowercase());
@@ -390,4 +439,33 @@ pub async fn tenant_isolation(run: &mut CheckRun<'_>, params: &Value) -> Result<
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: &[u64]) -> Vec<Duration> {
+        v.iter().map(|m| Duration::from_millis(*m)).collect()
+    }
+
+    #[test]
+    fn a_leak_shows_through_load_and_load_alone_does_not() {
+        // Measured in a kill-matrix run on two loaded cores: a mock that answers another caller's
+        // task 400 ms late (FAULT-TENANT-SLOW), with its missing-task calls spread by the load.
+        let slow = ms(&[601, 654, 671, 671, 682, 707, 731, 743, 761, 794, 953, 993]);
+        let fast = ms(&[79, 101, 112, 144, 185, 216, 219, 228, 238, 317, 374, 528]);
+        assert!(timing_gap(&slow, &fast) > TIMING_GAP);
+        assert!(timing_gap(&fast, &slow) > TIMING_GAP, "a leak either way");
+        // The same run, a clean mock: one kind's fastest calls luckier than the other's (the
+        // fastest of each is 150 against 37 ms, which the fastest-of-seven rule called a leak).
+        let a = ms(&[150, 155, 160, 170, 190, 260, 300, 420, 480, 600, 650, 737]);
+        let b = ms(&[37, 60, 87, 100, 140, 170, 250, 300, 330, 350, 360, 369]);
+        assert_eq!(timing_gap(&a, &b), Duration::ZERO);
+        // A steady agent: 150 ms more for every call of one kind is a class of its own.
+        let steady = ms(&[1000; 12]);
+        let late: Vec<Duration> = steady.iter().map(|d| *d + Duration::from_millis(150)).collect();
+        assert!(timing_gap(&late, &steady) > TIMING_GAP);
+        assert!(timing_gap(&steady, &steady) <= TIMING_GAP);
+    }
 }

@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::serve::ListenerExt as _;
 use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
+use tokio::sync::oneshot;
 
 /// Most requests kept per path.
 const MAX_PER_PATH: usize = 256;
@@ -40,7 +40,9 @@ type Inbox = Arc<Mutex<HashMap<String, Vec<Delivery>>>>;
 pub struct WebhookReceiver {
     public_base: String,
     inbox: Inbox,
-    join: JoinHandle<()>,
+    /// Dropped with the receiver, it ends the receiver's thread (and with its runtime every
+    /// connection still open).
+    _stop: oneshot::Sender<()>,
 }
 
 async fn receive(State(inbox): State<Inbox>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> StatusCode {
@@ -62,21 +64,36 @@ async fn receive(State(inbox): State<Inbox>, Path(id): Path<String>, headers: He
 
 impl WebhookReceiver {
     /// Listens on `bind`; `public_url` is the base URL agents should use (default: the bound address).
+    ///
+    /// The receiver runs on a thread and runtime of its own: an agent that gives up on a webhook
+    /// that does not answer in time (the embedded mock after 2 s in the kill matrix) must find it
+    /// answering however many checks keep the kit's own runtime busy, or the kit would blame the
+    /// agent for a notification its receiver was too slow to take.
     pub async fn start(bind: SocketAddr, public_url: Option<String>) -> std::io::Result<Self> {
-        let listener = TcpListener::bind(bind).await?;
+        let listener = std::net::TcpListener::bind(bind)?;
+        listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let inbox: Inbox = Arc::default();
         let app = Router::new().route("/hook/{id}", post(receive)).with_state(inbox.clone());
-        // An agent's small POSTs are answered at once, not after a delayed ACK (Nagle).
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        let join = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let (stop, stopped) = oneshot::channel::<()>();
+        std::thread::Builder::new().name("a2a-conform-webhook".into()).spawn(move || {
+            runtime.block_on(async move {
+                let Ok(listener) = TcpListener::from_std(listener) else { return };
+                // An agent's small POSTs are answered at once, not after a delayed ACK (Nagle).
+                let listener = listener.tap_io(|tcp| {
+                    let _ = tcp.set_nodelay(true);
+                });
+                tokio::select! {
+                    _ = axum::serve(listener, app) => {}
+                    _ = stopped => {}
+                }
+            });
+            // Dropping the runtime here drops every connection still open.
+        })?;
         let public_base =
             public_url.map(|u| u.trim_end_matches('/').to_owned()).unwrap_or_else(|| format!("http://{addr}"));
-        Ok(WebhookReceiver { public_base, inbox, join })
+        Ok(WebhookReceiver { public_base, inbox, _stop: stop })
     }
 
     /// A fresh receiving URL and its inbox key.
@@ -88,11 +105,5 @@ impl WebhookReceiver {
     /// What arrived at an endpoint so far.
     pub fn deliveries(&self, id: &str) -> Vec<Delivery> {
         self.inbox.lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned().unwrap_or_default()
-    }
-}
-
-impl Drop for WebhookReceiver {
-    fn drop(&mut self) {
-        self.join.abort();
     }
 }
