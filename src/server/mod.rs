@@ -76,7 +76,7 @@ async fn serve_card(State(app): State<Arc<App>>, OriginalUri(uri): OriginalUri, 
 /// `tower::ServiceExt::oneshot`. A prefix that cannot be served (see
 /// [`MockConfig::normalized_prefix`]) is ignored here; [`MockServer::start`] refuses it.
 pub fn router(app: Arc<App>) -> Router {
-    let active = Arc::new(faults::ActiveFaults(app.config.faults.clone()));
+    let active = Arc::new(faults::layer::FaultLayer::new(faults::ActiveFaults(app.config.faults.clone())));
     let prefix = app.config.normalized_prefix().unwrap_or_default();
     let mut routes = Router::new()
         .route(WELL_KNOWN_PATH, get(serve_card))

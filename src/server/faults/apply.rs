@@ -331,6 +331,14 @@ pub struct StreamState {
     seen: usize,
     per_kind: std::collections::HashMap<String, usize>,
     held: Vec<(usize, SseEvent)>,
+    /// A SubscribeToTask stream opened while another of the same task was open.
+    concurrent: bool,
+}
+
+impl StreamState {
+    pub fn new(concurrent: bool) -> Self {
+        StreamState { concurrent, ..StreamState::default() }
+    }
 }
 
 fn kind_of(data: &Value) -> Option<String> {
@@ -375,6 +383,11 @@ pub fn mutate_frames(
                 Mutation::SseDuplicate { index, methods } if applies(methods, method) && *index == pos => copies = 2,
                 Mutation::SseIds { same, from, methods } if applies(methods, method) && pos >= *from => {
                     f.id = same.clone()
+                }
+                Mutation::SseConcurrentSet { pointer, value } if st.concurrent && pos > 0 => {
+                    if let Some(result) = v.get_mut("result") {
+                        set_pointer(result, pointer, value.clone());
+                    }
                 }
                 _ => {}
             }

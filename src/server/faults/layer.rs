@@ -1,7 +1,8 @@
 //! The middleware that makes the mock commit its active faults: it rewrites requests before the
 //! mock sees them and responses (JSON answers, SSE streams, the card) after it produced them.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::{Body, to_bytes};
@@ -31,8 +32,62 @@ fn on_matches(on: &Option<String>, is_card: bool) -> bool {
     }
 }
 
-/// Axum middleware committing `faults`.
-pub async fn commit(State(faults): State<Arc<ActiveFaults>>, req: Request, next: Next) -> Response {
+/// What the middleware holds: the faults, and which tasks have SubscribeToTask streams open, which
+/// tells a concurrent subscriber from a lone one.
+#[derive(Debug)]
+pub struct FaultLayer {
+    faults: Arc<ActiveFaults>,
+    subscribers: Arc<Subscribers>,
+}
+
+impl FaultLayer {
+    pub fn new(faults: ActiveFaults) -> Self {
+        FaultLayer { faults: Arc::new(faults), subscribers: Arc::default() }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.faults.is_empty()
+    }
+}
+
+/// Open SubscribeToTask streams per task id.
+#[derive(Debug, Default)]
+struct Subscribers(Mutex<HashMap<String, usize>>);
+
+/// One open SubscribeToTask stream, counted until it is dropped (the stream ended or the client
+/// hung up).
+struct Subscribed {
+    subscribers: Arc<Subscribers>,
+    task: String,
+    /// Another stream of the task was open when this one opened.
+    concurrent: bool,
+}
+
+impl Subscribers {
+    fn open(self: &Arc<Self>, task: String) -> Subscribed {
+        let mut open = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let n = open.entry(task.clone()).or_default();
+        let concurrent = *n > 0;
+        *n += 1;
+        Subscribed { subscribers: self.clone(), task, concurrent }
+    }
+}
+
+impl Drop for Subscribed {
+    fn drop(&mut self) {
+        let mut open = self.subscribers.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = open.get_mut(&self.task) {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.task);
+            }
+        }
+    }
+}
+
+/// Axum middleware committing the layer's faults.
+pub async fn commit(State(layer): State<Arc<FaultLayer>>, req: Request, next: Next) -> Response {
+    let faults = &layer.faults;
     let is_card = req.uri().path() == WELL_KNOWN_PATH;
     let (mut parts, body) = req.into_parts();
     for m in faults.mutations() {
@@ -40,9 +95,13 @@ pub async fn commit(State(faults): State<Arc<ActiveFaults>>, req: Request, next:
             Mutation::RequestDropHeader { name } => {
                 parts.headers.remove(name.as_str());
             }
-            Mutation::RequestSetHeader { name, value, if_absent } => {
+            Mutation::RequestSetHeader { name, value, if_absent, when_matches } => {
                 if let (Ok(n), Ok(v)) = (HeaderName::try_from(name.as_str()), HeaderValue::from_str(value))
                     && !(*if_absent && parts.headers.contains_key(&n))
+                    && when_matches.as_deref().is_none_or(|re| {
+                        let sent = parts.headers.get(&n).and_then(|h| h.to_str().ok());
+                        sent.is_some_and(|sent| regex::Regex::new(re).is_ok_and(|re| re.is_match(sent)))
+                    })
                 {
                     parts.headers.insert(n, v);
                 }
@@ -56,6 +115,7 @@ pub async fn commit(State(faults): State<Arc<ActiveFaults>>, req: Request, next:
         }
     }
     let mut method: Option<String> = None;
+    let mut task: Option<String> = None;
     let body = if is_card {
         body
     } else {
@@ -63,6 +123,7 @@ pub async fn commit(State(faults): State<Arc<ActiveFaults>>, req: Request, next:
             Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
                 Ok(mut env) if env.is_object() => {
                     method = env.get("method").and_then(Value::as_str).map(str::to_owned);
+                    task = env.pointer("/params/id").and_then(Value::as_str).map(str::to_owned);
                     apply::mutate_request(&faults, &mut env);
                     parts.headers.remove(header::CONTENT_LENGTH);
                     Body::from(env.to_string())
@@ -86,7 +147,11 @@ pub async fn commit(State(faults): State<Arc<ActiveFaults>>, req: Request, next:
     }
     let req_headers = parts.headers.clone();
     let resp = next.run(Request::from_parts(parts, body)).await;
-    rewrite_response(&faults, method, is_card, &req_headers, resp).await
+    let subscribed = (method.as_deref() == Some("SubscribeToTask"))
+        .then_some(task)
+        .flatten()
+        .map(|t| layer.subscribers.open(t));
+    rewrite_response(faults, method, is_card, &req_headers, resp, subscribed).await
 }
 
 async fn rewrite_response(
@@ -95,6 +160,7 @@ async fn rewrite_response(
     is_card: bool,
     req_headers: &axum::http::HeaderMap,
     resp: Response,
+    subscribed: Option<Subscribed>,
 ) -> Response {
     let (mut parts, body) = resp.into_parts();
     let ct = parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
@@ -103,7 +169,7 @@ async fn rewrite_response(
     // signing is made here.
     let rewrite_card = is_card && apply::targets(faults, Target::SignedCard);
     let mut body = if ct.starts_with("text/event-stream") {
-        rewrite_stream(faults.clone(), method.clone(), body)
+        rewrite_stream(faults.clone(), method.clone(), body, subscribed)
     } else if ct.starts_with("application/json") && (rewrite_card || !is_card) {
         match to_bytes(body, MAX_REWRITE).await {
             Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
@@ -157,7 +223,12 @@ async fn rewrite_response(
     Response::from_parts(parts, body)
 }
 
-fn rewrite_stream(faults: Arc<ActiveFaults>, method: Option<String>, body: Body) -> Body {
+fn rewrite_stream(
+    faults: Arc<ActiveFaults>,
+    method: Option<String>,
+    body: Body,
+    subscribed: Option<Subscribed>,
+) -> Body {
     let keep_open = faults
         .mutations()
         .filter_map(|m| match m {
@@ -171,9 +242,17 @@ fn rewrite_stream(faults: Arc<ActiveFaults>, method: Option<String>, body: Body)
         parser: SseParser,
         state: StreamState,
         done: bool,
+        /// Keeps the stream counted among its task's open subscriptions while it lives.
+        _subscribed: Option<Subscribed>,
     }
-    let start =
-        S { inner: body.into_data_stream(), parser: SseParser::default(), state: StreamState::default(), done: false };
+    let state = StreamState::new(subscribed.as_ref().is_some_and(|s| s.concurrent));
+    let start = S {
+        inner: body.into_data_stream(),
+        parser: SseParser::default(),
+        state,
+        done: false,
+        _subscribed: subscribed,
+    };
     let stream = futures::stream::unfold(start, move |mut s| {
         let faults = faults.clone();
         let method = method.clone();

@@ -204,12 +204,14 @@ pub enum Mutation {
     /// Removes a request header before the mock sees it.
     RequestDropHeader { name: String },
     /// Sets a request header before the mock sees it; with `if_absent`, only when the client sent
-    /// none.
+    /// none; with `when_matches`, only when the value the client sent matches this regex.
     RequestSetHeader {
         name: String,
         value: String,
         #[serde(default)]
         if_absent: bool,
+        #[serde(default)]
+        when_matches: Option<String>,
     },
     /// Removes the query string before the mock sees the request.
     RequestDropQuery,
@@ -251,6 +253,10 @@ pub enum Mutation {
         #[serde(default)]
         methods: Vec<String>,
     },
+    /// In a SubscribeToTask stream opened while another SubscribeToTask stream of the same task is
+    /// open, sets `pointer` (from the event's `result`, creating the last member) in every event
+    /// after the first: the later subscriber is sent events of its own, not the ones broadcast.
+    SseConcurrentSet { pointer: String, value: Value },
     /// Keeps a stream open this long after its last event.
     SseKeepOpen {
         /// Milliseconds.
