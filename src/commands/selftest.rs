@@ -88,8 +88,11 @@ pub struct Matrix {
     pub unkillable: BTreeMap<String, String>,
     /// Number of scored checks (graded against the clean mock).
     pub scored_checks: usize,
-    /// Number of faults run.
+    /// Number of violations run (conforming behaviours not counted).
     pub faults: usize,
+    /// The conforming behaviours run (faults marked `conforming`): each must fail or warn nothing,
+    /// which `collateral` shows.
+    pub conforming: Vec<String>,
     /// Every fault of the catalogue ran, so "never killed" and "stale" mean something.
     pub whole_catalogue: bool,
     /// Wall time.
@@ -209,7 +212,8 @@ impl Matrix {
         for f in &self.undetected_faults {
             s.push_str(&format!("  undetected: {f} (no check fails when the mock commits it)\n"));
         }
-        let precise = self.kills.keys().filter(|f| !self.survivors.contains_key(*f)).count();
+        let precise =
+            self.kills.keys().filter(|f| !self.survivors.contains_key(*f) && !self.conforming.contains(f)).count();
         let meant: usize = self.intended.values().map(Vec::len).sum();
         let collateral: usize = self.kills.keys().map(|f| self.collateral(f).len()).sum();
         s.push_str(&format!(
@@ -218,6 +222,14 @@ impl Matrix {
         ));
         for (f, ids) in &self.survivors {
             s.push_str(&format!("  {f}: meant to kill {} but they survived\n", ids.join(", ")));
+        }
+        if !self.conforming.is_empty() {
+            let flagged = self.conforming.iter().filter(|f| self.collateral.contains_key(*f)).count();
+            s.push_str(&format!(
+                "conforming behaviours (no violation) that no check flags: {}/{}\n",
+                self.conforming.len() - flagged,
+                self.conforming.len()
+            ));
         }
         s.push_str(&format!("collateral fails or warns: {}\n", self.collateral_total()));
         for (f, list) in &self.collateral {
@@ -464,7 +476,9 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     };
     let stale_unkillable =
         if whole { unkillable.keys().filter(|id| all_killed.contains(id)).cloned().collect() } else { Vec::new() };
-    let undetected_faults = kills.iter().filter(|(_, k)| k.is_empty()).map(|(f, _)| f.clone()).collect();
+    let conforming: Vec<String> = faults.iter().filter(|f| f.conforming).map(|f| f.id.clone()).collect();
+    let undetected_faults =
+        kills.iter().filter(|(f, k)| k.is_empty() && !conforming.contains(f)).map(|(f, _)| f.clone()).collect();
     let survivors: BTreeMap<String, Vec<String>> = intended
         .iter()
         .filter_map(|(f, meant)| {
@@ -483,7 +497,8 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
         stale_unkillable,
         unkillable,
         scored_checks: scored.len(),
-        faults: faults.len(),
+        faults: faults.len() - conforming.len(),
+        conforming,
         whole_catalogue: whole,
         kills,
         run_ms,

@@ -62,6 +62,12 @@ fn publish(settled: &HashMap<String, Settled>, r: &CheckResult) {
     }
 }
 
+/// How many check timeouts a check waits for a cause to settle. A cause that ran in this phase or
+/// an earlier one always settles (each check is bounded by its timeout once it has a slot), but
+/// under load it may wait long for a slot, and a dependent that stops waiting judges on its own: a
+/// false verdict. The bound only ends a wait that can never end (a cycle in a user's suite).
+const CAUSE_WAIT_TIMEOUTS: u32 = 12;
+
 /// Waits (at most `limit`) for how `cause` ended; `None` if it never ran or never ended in time.
 async fn settled_outcome(settled: &HashMap<String, Settled>, cause: &str, limit: Duration) -> Option<Ending> {
     let mut rx = settled.get(cause)?.subscribe();
@@ -177,7 +183,7 @@ async fn run_one(
     }
     let mut deferred = None;
     for cause in causes {
-        if let Some(ending) = settled_outcome(settled, &cause, timeout).await
+        if let Some(ending) = settled_outcome(settled, &cause, timeout * CAUSE_WAIT_TIMEOUTS).await
             && (ending.found || ending.root.is_some())
         {
             deferred = Some((cause, ending));

@@ -139,8 +139,9 @@ fn value_mutation(m: &Mutation, root: &mut Value) {
                 drop_key(root, k, &only);
             }
         }
-        Mutation::Set { pointer, value, when_equals, .. }
-            if when_equals.as_ref().is_none_or(|e| root.pointer(pointer) == Some(e)) =>
+        Mutation::Set { pointer, value, when_equals, when_present, .. }
+            if when_equals.as_ref().is_none_or(|e| root.pointer(pointer) == Some(e))
+                && when_present.as_deref().is_none_or(|p| root.pointer(p).is_some()) =>
         {
             set_pointer(root, pointer, value.clone())
         }

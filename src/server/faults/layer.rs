@@ -168,6 +168,7 @@ async fn rewrite_response(
     // The card was built (card faults included) and signed at start-up; only an edit after
     // signing is made here.
     let rewrite_card = is_card && apply::targets(faults, Target::SignedCard);
+    let mut as_text: Option<(StatusCode, String)> = None;
     let mut body = if ct.starts_with("text/event-stream") {
         rewrite_stream(faults.clone(), method.clone(), body, subscribed)
     } else if ct.starts_with("application/json") && (rewrite_card || !is_card) {
@@ -182,6 +183,7 @@ async fn rewrite_response(
                             req_headers.get(name).and_then(|h| h.to_str().ok()).map(str::to_owned)
                         };
                         apply::mutate_from_headers(faults, m, &mut v, &lookup);
+                        as_text = error_as_text(faults, m, &v);
                     }
                     parts.headers.remove(header::CONTENT_LENGTH);
                     Body::from(if is_card {
@@ -197,6 +199,12 @@ async fn rewrite_response(
     } else {
         body
     };
+    if let Some((status, text)) = as_text {
+        parts.status = status;
+        parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+        parts.headers.remove(header::CONTENT_LENGTH);
+        body = Body::from(text);
+    }
     for mu in faults.mutations() {
         match mu {
             Mutation::HttpStatus { status, on, methods } if on_matches(on, is_card) && applies(methods, m) => {
@@ -221,6 +229,19 @@ async fn rewrite_response(
         }
     }
     Response::from_parts(parts, body)
+}
+
+/// The HTTP status and text that replace a JSON-RPC error answer, when a fault says so.
+fn error_as_text(faults: &ActiveFaults, method: Option<&str>, answer: &Value) -> Option<(StatusCode, String)> {
+    let code = answer.pointer("/error/code")?.as_i64()?;
+    faults.mutations().find_map(|m| match m {
+        Mutation::ErrorAsText { codes, status, body, methods }
+            if applies(methods, method) && (codes.is_empty() || codes.contains(&code)) =>
+        {
+            Some((StatusCode::from_u16(*status).ok()?, body.clone()))
+        }
+        _ => None,
+    })
 }
 
 fn rewrite_stream(

@@ -83,6 +83,9 @@ pub enum Mutation {
         /// Only when the value there equals this (e.g. `[]`: an empty list).
         #[serde(default)]
         when_equals: Option<Value>,
+        /// Only when the target has something at this pointer (e.g. `/error`: error answers).
+        #[serde(default)]
+        when_present: Option<String>,
         #[serde(default)]
         target: Target,
         #[serde(default)]
@@ -269,6 +272,16 @@ pub enum Mutation {
         #[serde(default)]
         methods: Vec<String>,
     },
+    /// Answers a JSON-RPC error (of one of `codes`; empty: any) with HTTP `status` and a
+    /// `text/plain` body instead: a web framework's error page where a JSON-RPC error is due.
+    ErrorAsText {
+        #[serde(default)]
+        codes: Vec<i64>,
+        status: u16,
+        body: String,
+        #[serde(default)]
+        methods: Vec<String>,
+    },
     /// Answers with this HTTP status (body unchanged).
     HttpStatus {
         /// Status.
@@ -392,7 +405,13 @@ pub struct Fault {
     pub mutations: Vec<Mutation>,
     /// Ids of the checks this fault exists to kill: the ones that test the requirement it violates.
     /// Whatever else it kills is collateral. The kill matrix fails when one of these survives.
+    /// Empty exactly when the fault is `conforming`.
+    #[serde(default)]
     pub kills: Vec<String>,
+    /// Not a violation: a behaviour the spec allows that agents show (an unknown card member, say),
+    /// committed so that the kill matrix proves no check fails or warns on it.
+    #[serde(default)]
+    pub conforming: bool,
     /// The mock the fault is committed by: some violations only exist where the card declares a
     /// capability off (serving the extended card anyway, say).
     #[serde(default)]
@@ -463,8 +482,11 @@ impl FaultCatalogue {
             if f.mutations.is_empty() {
                 return Err(err(format!("{} has no mutations", f.id)));
             }
-            if f.kills.is_empty() {
+            if f.kills.is_empty() && !f.conforming {
                 return Err(err(format!("{} names no check it exists to kill (`kills`)", f.id)));
+            }
+            if f.conforming && !f.kills.is_empty() {
+                return Err(err(format!("{} is conforming: it may kill nothing (`kills` must be empty)", f.id)));
             }
             if self.by_id.contains_key(&f.id) {
                 return Err(err(format!("duplicate fault id {}", f.id)));
