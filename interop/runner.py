@@ -1,8 +1,9 @@
 """The interop corpus runner (started by interop/run; see interop/README.md).
 
-For each peer in interop/peers/: start it, grade it with `a2a-conform check` twice (plain, and
-with the peer's behaviour map), compare each report's fail / warn / error sets with the peer's
-expected.yaml, and stop it. Then start `a2a-conform mock` and drive it with each SDK's client.
+For each peer in interop/peers/: start it, grade it with `a2a-conform check` (plain, then again
+against the same process, which must give the same outcome for every check and no error; then,
+started afresh, with the peer's behaviour map), compare each report's fail / warn / error sets
+with the peer's expected.yaml, and stop it. Then start `a2a-conform mock` and drive it with each SDK's client.
 Prints a summary and exits 1 on any difference from what is expected (2 on a usage error).
 """
 
@@ -295,6 +296,14 @@ def check_run(
         if run == 'mapped':
             argv += ['--behaviors', str((peer / 'behaviors.yaml').relative_to(ROOT))]
         code, output = run_bounded(argv, run_dir / 'check.log', args.run_bound)
+        if run == 'plain' and code is not None and not args.once:
+            # The same agent, not restarted: whatever the first run left behind must not change a
+            # verdict of the second (issue 17: the kit leaves the agent as it found it).
+            again_dir = run_dir / 'again'
+            again_dir.mkdir()
+            again = [*argv]
+            again[again.index('--out') + 1] = str(again_dir)
+            run_bounded(again, again_dir / 'check.log', args.run_bound)
     except Exception as error:  # noqa: BLE001 - reported, never fatal to the other peers
         result.status = 'broken'
         result.lines.append(str(error))
@@ -326,7 +335,33 @@ def check_run(
     result.share, result.skips, result.counts = graded_share(report)
     write_observed(report, run_dir / 'observed.yaml')
     compare(result, expected, report)
+    again_path = run_dir / 'again' / 'report.json'
+    if run == 'plain' and not args.once:
+        if again_path.exists():
+            compare_runs(result, report, json.loads(again_path.read_text(encoding='utf-8')))
+        else:
+            result.status = 'differs'
+            result.lines.append(f'the second run against the same peer left no report (see {again_path.parent})')
     return result
+
+
+def compare_runs(result: RunResult, first: dict, second: dict) -> None:
+    """Two runs against one long-lived peer: the same outcome for every check, and no error."""
+    one = {r['id']: r for r in first.get('results', [])}
+    two = {r['id']: r for r in second.get('results', [])}
+    lines = []
+    for check_id in sorted(set(one) | set(two)):
+        a = one.get(check_id, {}).get('outcome', 'absent')
+        b = two.get(check_id, {}).get('outcome', 'absent')
+        if a != b:
+            said = (two.get(check_id, {}).get('failure') or {}).get('message') or ''
+            lines.append(f'second run against the same peer: {check_id} was {a}, now {b}: {short(" ".join(said.split()))}')
+        elif b == 'error':
+            said = (two.get(check_id, {}).get('failure') or {}).get('message') or ''
+            lines.append(f'error in both runs: {check_id}: {short(" ".join(said.split()))}')
+    if lines:
+        result.status = 'differs'
+        result.lines = lines + result.lines
 
 
 def write_observed(report: dict, path: Path) -> None:
@@ -416,6 +451,8 @@ def main() -> int:
     parser.add_argument('--check-timeout', type=int, default=10, help='the kit\'s --timeout (s)')
     parser.add_argument('--patience', type=int, default=5, help='the kit\'s --patience (s)')
     parser.add_argument('--start-timeout', type=float, default=30, help='bound on a peer printing its URL (s)')
+    parser.add_argument('--once', action='store_true',
+                        help='grade each peer once per run (default: the plain run is repeated against the same peer process)')
     parser.add_argument('--run-bound', type=float, default=170, help='bound on one kit or client run (s)')
     args = parser.parse_args()
 

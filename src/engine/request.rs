@@ -265,10 +265,62 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
         let x = run.exchange(&step.id, req).await?;
         run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
         if x.truncated {
-            return Err(cut_by_kit(&step.id, run.ctx.client.config().max_body_bytes));
+            let cap = run.ctx.client.config().max_body_bytes;
+            // A step that expects an error is answered by a result however long: what the kit read
+            // already says the agent accepted the request.
+            if step.expect_error.is_some() && first_member(&x.body) == Some("result") {
+                return Err(StepFail::violation(
+                    &step.id,
+                    format!(
+                        "the agent answered with a JSON-RPC result of more than {cap} bytes (HTTP {}), not an error: it accepted the request",
+                        x.status
+                    ),
+                ));
+            }
+            return Err(cut_by_kit(&step.id, cap));
         }
         Ok(Answer::Single(x))
     }
+}
+
+/// Which of `result` and `error` comes first among the top-level members of a JSON-RPC answer the
+/// kit read only the beginning of (the envelope's members precede the result's contents).
+fn first_member(prefix: &[u8]) -> Option<&'static str> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut key_start = None;
+    for (i, &b) in prefix.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => {
+                    in_string = false;
+                    if let Some(start) = key_start.take() {
+                        let rest = prefix[i + 1..].iter().find(|c| !c.is_ascii_whitespace());
+                        if rest == Some(&b':') {
+                            match &prefix[start..i] {
+                                b"result" => return Some("result"),
+                                b"error" => return Some("error"),
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                key_start = (depth == 1).then_some(i + 1);
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The kit stopped reading at its own cap: what it did not read it cannot grade, and the cap is
@@ -340,6 +392,15 @@ pub fn deep_body(depth: usize) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_first_envelope_member_of_a_cut_answer() {
+        assert_eq!(first_member(br#"{"jsonrpc":"2.0","id":"a\"error\"","result":{"task":{"error":"#), Some("result"));
+        assert_eq!(first_member(br#"{ "jsonrpc" : "2.0", "error" : {"code":-32602,"message":"xxxx"#), Some("error"));
+        assert_eq!(first_member(br#"{"jsonrpc":"2.0","id":1,"res"#), None);
+        assert_eq!(first_member(br#"["result"]"#), None);
+    }
+
     use super::*;
     use serde_json::json;
 

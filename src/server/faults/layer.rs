@@ -147,10 +147,8 @@ pub async fn commit(State(layer): State<Arc<FaultLayer>>, req: Request, next: Ne
     }
     let req_headers = parts.headers.clone();
     let resp = next.run(Request::from_parts(parts, body)).await;
-    let subscribed = (method.as_deref() == Some("SubscribeToTask"))
-        .then_some(task)
-        .flatten()
-        .map(|t| layer.subscribers.open(t));
+    let subscribed =
+        (method.as_deref() == Some("SubscribeToTask")).then_some(task).flatten().map(|t| layer.subscribers.open(t));
     rewrite_response(faults, method, is_card, &req_headers, resp, subscribed).await
 }
 
@@ -267,13 +265,8 @@ fn rewrite_stream(
         _subscribed: Option<Subscribed>,
     }
     let state = StreamState::new(subscribed.as_ref().is_some_and(|s| s.concurrent));
-    let start = S {
-        inner: body.into_data_stream(),
-        parser: SseParser::default(),
-        state,
-        done: false,
-        _subscribed: subscribed,
-    };
+    let start =
+        S { inner: body.into_data_stream(), parser: SseParser::default(), state, done: false, _subscribed: subscribed };
     let stream = futures::stream::unfold(start, move |mut s| {
         let faults = faults.clone();
         let method = method.clone();
