@@ -461,6 +461,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         behaviors: opts.behaviors.clone(),
         prompt: opts.prompt.clone(),
         wire: Mutex::new(Vec::new()),
+        ids: Mutex::default(),
         guard: Guard::new(canaries),
         interface_problem: iface_problem,
         callers: Callers {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::guard::Guard;
+use super::ids::IdLedger;
 use super::webhook::WebhookReceiver;
 use crate::client::discovery::Discovery;
 use crate::client::http::{HttpClient, HttpExchange, HttpRequest, StreamExchange};
@@ -51,6 +52,8 @@ pub struct Ctx {
     pub prompt: String,
     /// Schema violations seen in any answer, for the synthetic WIRE-SCHEMA check.
     pub wire: Mutex<Vec<WireViolation>>,
+    /// Every JSON-RPC answer's id against its request's (JSONRPC-ID-001).
+    pub ids: Mutex<IdLedger>,
     /// The circuit breaker, the run deadline and the canaries.
     pub guard: Guard,
     /// Why the JSON-RPC interface cannot be used (another host, unreachable, none on the card);
@@ -86,6 +89,7 @@ impl Ctx {
         self.guard.record(&url, &x);
         let x = x.map_err(|e| format!("request failed: {e}"))?;
         self.guard.scan_exchange(origin, &x);
+        self.ids.lock().unwrap_or_else(|p| p.into_inner()).note(origin, &x);
         Ok(x)
     }
 

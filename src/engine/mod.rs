@@ -7,6 +7,7 @@ pub mod context;
 pub mod evidence;
 pub mod expect;
 pub mod guard;
+pub mod ids;
 pub mod probes;
 pub mod reach;
 pub mod request;

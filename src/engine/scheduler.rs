@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::sync::{Semaphore, mpsc, watch};
 
 use super::context::{CheckRun, Ctx, StepFail};
@@ -18,6 +18,8 @@ use crate::suite::template::Vars;
 
 /// Id of the synthetic check that validates every payload received against the spec schema.
 pub const WIRE_SCHEMA: &str = "WIRE-SCHEMA";
+/// Id of the synthetic check that judges the id of every JSON-RPC answer of the run.
+pub const ID_ECHO: &str = "JSONRPC-ID-001";
 /// Synthetic: the JSON-RPC interface can be used (on an allowed host, and answering).
 pub const INTERFACE: &str = "KIT-IFACE-001";
 /// Synthetic: no answer carries a credential the kit sent (the user's, or its invented one).
@@ -306,6 +308,7 @@ fn decide_synthetic(ctx: &Ctx, check: &PlannedCheck, others: &[CheckResult]) -> 
     let meta = check.meta();
     match meta.id.as_str() {
         WIRE_SCHEMA => wire_schema(ctx, &meta, others),
+        ID_ECHO => ids_echoed(ctx, &meta),
         INTERFACE => match &ctx.interface_problem {
             None => CheckResult::new(&meta, Outcome::Pass),
             Some(why) => CheckResult {
@@ -354,6 +357,42 @@ fn leaks(ctx: &Ctx, meta: &crate::report::CheckMeta, which: impl Fn(&str) -> boo
             pointer: None,
             expected: Some("no answer contains a credential the request carried".into()),
             actual: Some(shown.join("\n")),
+        },
+    )
+}
+
+fn ids_echoed(ctx: &Ctx, meta: &crate::report::CheckMeta) -> CheckResult {
+    let ids = ctx.ids.lock().unwrap_or_else(|p| p.into_inner());
+    if ids.judged == 0 {
+        return CheckResult::skipped(meta, SkipReason::Filtered, "no JSON-RPC answer was received in this run");
+    }
+    let Some(first) = ids.wrong.first() else {
+        return CheckResult::new(meta, Outcome::Pass);
+    };
+    let show = |v: &Option<Value>| v.as_ref().map_or_else(|| "no id member".to_owned(), Value::to_string);
+    let code = |c: Option<i64>| c.map_or_else(|| "a result".to_owned(), |c| format!("error {c}"));
+    let shown: Vec<String> = ids
+        .wrong
+        .iter()
+        .map(|w| format!("{}: sent id {}, got {} ({})", w.origin, w.sent, show(&w.got), code(w.code)))
+        .collect();
+    CheckResult::violated(
+        meta,
+        ctx.strict,
+        Failure {
+            message: format!(
+                "{} of {} JSON-RPC answers do not carry their request's id; first: sent {}, got {} ({}, {})",
+                ids.wrong_total,
+                ids.judged,
+                first.sent,
+                show(&first.got),
+                code(first.code),
+                first.origin
+            ),
+            step_id: None,
+            pointer: Some("/id".into()),
+            expected: Some("the id of the request each answer answers".into()),
+            actual: Some(ctx.redactor.redact(&shown.join("\n"))),
         },
     )
 }
