@@ -545,3 +545,35 @@ fn a_report_of_schema_1_2_0_renders_its_requirement_as_the_quote() {
     let back: Value = serde_json::from_str(&to_json_string(&report)).unwrap();
     assert!(back["results"][1]["spec"].get("quotes").is_none());
 }
+
+#[test]
+fn two_runs_of_one_agent_give_the_same_causes() {
+    // Another port, run and task ids: the same agent, the same stories under the same ids.
+    let (a, b) = (sample::report_on(41241, "run-1", "task-1"), sample::report_on(50123, "run-2", "task-9f3a77c1"));
+    let ids = |r: &Report| r.causes.iter().map(|c| (c.id.clone(), c.root.clone())).collect::<Vec<_>>();
+    assert_eq!(ids(&a), ids(&b));
+    assert!(a.causes.iter().all(|c| c.id.starts_with("C-") && c.id.len() == 14));
+    // report.json carries them, and a report read back keeps them.
+    let value: Value = serde_json::from_str(&to_json_string(&a)).unwrap();
+    assert_eq!(value["causes"].as_array().unwrap().len(), a.causes.len());
+    assert_eq!(value["causes"][0]["root"], "CORE-SEND-001");
+    assert_eq!(value["verdict"]["graded"]["must"]["applicable"], 12);
+    assert_eq!(value["verdict"]["graded"]["must"]["not_graded"]["depends_on_failed"], 3);
+}
+
+#[test]
+fn a_hint_at_the_end_of_a_note_or_a_reason_is_never_cut() {
+    let hint = "pass --rpc-url with http://";
+    let why = format!(
+        "the JSON-RPC interface https://agent.example:8443/a2a/v1/jsonrpc cannot be reached: cannot connect: tls \
+         handshake eof (the card advertises https; if the agent speaks plain HTTP there, {hint})"
+    );
+    let mut report = sample::report();
+    report.target.notes.push(why.clone());
+    report.verdict.reasons.push(why.clone());
+    let text = render(&report, false);
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    assert_eq!(flat(&text).matches(&why).count(), 2, "{text}");
+    assert!(to_markdown(&report).contains(&why));
+    assert!(to_html(&report).contains(&esc(&why)));
+}

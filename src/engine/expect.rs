@@ -585,6 +585,19 @@ mod tests {
     }
 
     #[test]
+    fn a_wrong_code_is_told_with_the_agents_message() {
+        let ee = ExpectError { error_type: Some("TaskNotFoundError".into()), ..ExpectError::default() };
+        let err = json!({"code": -32603, "message": "Internal error"});
+        let Err(StepFail::Violation(f)) = check_error("get", 200, &err, &ee) else { panic!("a wrong code passed") };
+        assert_eq!(
+            f.message,
+            "error code for TaskNotFoundError: expected -32001, got -32603 'Internal error' at /error/code"
+        );
+        assert_eq!((f.pointer.as_deref(), f.actual.as_deref()), (Some("/error/code"), Some("-32603")));
+        assert!(check_error("get", 200, &json!({"code": -32001, "message": "x"}), &ee).is_ok());
+    }
+
+    #[test]
     fn acts_event_kinds_are_camel_cased() {
         let a = normalize_event_assertion(&json!({"one_of": [{"task": {}}, {"status_update": {"status": {}}}]}));
         assert_eq!(a, json!({"any_of": [{"task": {}}, {"statusUpdate": {"status": {}}}]}));

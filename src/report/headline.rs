@@ -157,7 +157,10 @@ mod tests {
     #[test]
     fn a_broken_call_is_told_by_its_method_and_what_came_back() {
         let send = failed_call("CORE-SEND-001", Some("SendMessage"), WANTED_RESULT);
-        assert_eq!(headline(std::slice::from_ref(&send), 16), "SendMessage fails: HTTP 500 text/plain (16 checks wait on it)");
+        assert_eq!(
+            headline(std::slice::from_ref(&send), 16),
+            "SendMessage fails: HTTP 500 text/plain (16 checks wait on it)"
+        );
         assert_eq!(headline(&[send], 0), "SendMessage fails: HTTP 500 text/plain");
         let errors: Vec<CheckResult> = (0..9).map(|i| failed_call(&format!("E{i}"), None, WANTED_ERROR)).collect();
         assert_eq!(headline(&errors, 0), "Errors are answered HTTP 500 text/plain, not as JSON-RPC errors (9 checks)");
