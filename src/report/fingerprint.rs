@@ -161,7 +161,8 @@ fn content_type(e: &Evidence) -> Option<String> {
     })
 }
 
-/// `text` with every word that looks made up by a run replaced by `#`: a word (letters and digits)
+/// `text` with every word that looks made up by a run replaced by `#`: a word (letters and digits,
+/// joined by inner hyphens)
 /// with four digits or more (a port, a time, a count), or of eight characters or more with a digit
 /// (an id). Short numbers and words keep their text.
 fn volatile_blanked(text: &str) -> String {
@@ -176,8 +177,11 @@ fn volatile_blanked(text: &str) -> String {
         }
         word.clear();
     };
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        // A hyphen inside a word joins it (a UUID is one id, not five short words).
+        let joins = c == '-' && !word.is_empty() && chars.peek().is_some_and(char::is_ascii_alphanumeric);
+        if c.is_ascii_alphanumeric() || joins {
             word.push(c);
         } else {
             flush(&mut word, &mut out);
@@ -288,6 +292,14 @@ mod tests {
         let b = Fingerprint::Undecided { message: "cannot connect to 127.0.0.1:50123 for task 77aa01bc3f".into() };
         assert_eq!(a.key(), b.key());
         assert_eq!(a.key().unwrap(), "undecided: cannot connect to 127.0.0.1:# for task #");
+        let uuid = |id: &str| Fingerprint::RpcError {
+            code: Some(-32004),
+            message: Some(format!("task {id} is in terminal state")),
+            wanted_error: true,
+        };
+        let (u, v) = (uuid("431b7e06-3db1-4e0d-a42f-d3c27372d421"), uuid("f8a19c2c-48d2-4302-b3df-85fc565d87cf"));
+        assert_eq!(u.key(), v.key());
+        assert!(u.key().unwrap().contains("'task # is in terminal state'"), "{:?}", u.key());
         let code =
             Fingerprint::RpcError { code: Some(-32001), message: Some("Task not found".into()), wanted_error: true };
         assert!(code.key().unwrap().contains("-32001 'Task not found'"));

@@ -11,6 +11,9 @@ use super::text::truncate;
 /// Longest value (an expected or actual JSON, an error message) quoted inside a headline; the
 /// finding below it gives the whole.
 const MAX_VALUE: usize = 60;
+/// Longest error message quoted inside a headline: an agent's message says what it meant, and
+/// its end (the state it saw) is often the point.
+const MAX_MESSAGE: usize = 160;
 
 /// The headline of the cause whose findings are `members` (the root first) and that leaves
 /// `waiting` undecided; `print` is the root's fingerprint.
@@ -45,7 +48,7 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
     let expected = root.failure.as_ref().and_then(|f| f.expected.as_deref()).unwrap_or("another value");
     match print {
         Fingerprint::RpcError { code, message, wanted_error: true } => {
-            let error = code_words(*code, message.as_deref().map(|m| truncate(m, MAX_VALUE)).as_deref());
+            let error = code_words(*code, message.as_deref().map(|m| truncate(m, MAX_MESSAGE)).as_deref());
             match (one, method) {
                 (false, _) => format!("Errors are answered with code {error}"),
                 (true, Some(m)) => format!("{m} answers error {error} where {} is due", truncate(expected, MAX_VALUE)),
@@ -55,7 +58,7 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
             }
         }
         Fingerprint::RpcError { code, message, wanted_error: false } => {
-            let error = code_words(*code, message.as_deref().map(|m| truncate(m, MAX_VALUE)).as_deref());
+            let error = code_words(*code, message.as_deref().map(|m| truncate(m, MAX_MESSAGE)).as_deref());
             match (one, method) {
                 (_, Some(m)) => format!("{m} fails: JSON-RPC error {error}"),
                 (true, None) => format!("A call fails: JSON-RPC error {error}"),
