@@ -111,6 +111,9 @@ fn normalize(report: &Report, name: &str, url: &str) -> Report {
         let text = replace_distinct(&text, r"\b[0-9a-f]{32}\b", |n| format!("{n:032x}"));
         x.result = serde_json::from_str(&text).expect("normalized result parses");
     }
+    // The causes quote the results (an agent's error message naming a task): told again from the
+    // results as normalized.
+    r.derive();
     let card = r
         .checks()
         .flat_map(|x| x.evidence.iter())

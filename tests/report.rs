@@ -71,6 +71,7 @@ fn check(id: &str, profile: &str, level: Level, outcome: Outcome) -> CheckResult
         failure: None,
         measurement: None,
         evidence: vec![],
+        headline: None,
     }
 }
 
@@ -124,6 +125,7 @@ fn results() -> Vec<CheckResult> {
                 response_body: Some("{}".into()),
                 curl: Some("curl -X POST http://127.0.0.1:8080/ -d '{}'".into()),
                 elapsed_ms: 12,
+                reply: None,
             }],
             spec: SpecRef::quoted("3.1.4", get_quotes(), Some(GET_READING.into())),
             ..check("CORE-GET-001", "core", Level::Must, Outcome::Fail)
@@ -469,7 +471,16 @@ fn terminal_rendering_without_color() {
     for reason in SkipReason::ALL {
         assert!(text.lines().any(|l| l.trim_start().starts_with(reason.as_str()) && l.ends_with(" 1")), "{text}");
     }
-    assert!(text.contains("Verdict: NON-CONFORMANT (exit 1)"), "{text}");
+    // The verdict says how much it rests on, wrapped, its exit code last.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(
+            "Verdict: NON-CONFORMANT over 2 of 7 MUST checks; 5 not graded: 1 needs a behaviour map (--behaviors), 1 \
+             needs a mapped behaviour that happens (--behaviors), 1 needs credentials (--header, --header-b), 1 waits \
+             on a failed check, 1 could not be decided (exit 1)"
+        ),
+        "{text}"
+    );
     // Passing and skipped checks are not listed one by one.
     assert!(!text.contains("CORE-SEND-001"));
     assert!(!text.contains("STREAM-SKIP-000"));
@@ -482,7 +493,7 @@ fn terminal_rendering_with_color() {
     assert!(text.contains("\u{1b}[0m"));
     let conformant = build_report(&info(), &[check("A", "core", Level::Must, Outcome::Pass)], 5);
     let plain = render(&conformant, false);
-    assert!(plain.contains("Verdict: CONFORMANT (exit 0)"), "{plain}");
+    assert!(plain.contains("Verdict: CONFORMANT over the 1 MUST check (exit 0)"), "{plain}");
     assert!(!plain.contains("Findings"));
     assert!(!plain.contains("Skipped"));
 }

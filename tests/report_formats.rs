@@ -284,18 +284,29 @@ fn the_html_page_is_self_contained_and_tells_every_story() {
     assert!(send.contains("<pre class=\"curl\">curl -X POST"));
     assert!(send.contains("authorization: [REDACTED]"));
     assert!(send.contains("3 check(s) depend on it and were not decided"), "{send}");
-    assert_eq!(html.matches("<article class=\"finding o-error\"").count(), 1);
-    assert!(html.contains("2 more check(s) ended the same way"));
-    assert!(!html.contains("id=\"f-STREAM-SUB-002\""));
+    // The three identical errors: one cause, its root in full, the other two folded under it.
+    let errors = between(&html, "Could not be decided: the agent stopped answering", "</section>");
+    assert!(errors.contains("2 more check(s) ended the same way"), "{errors}");
+    assert!(errors.contains("<details class=\"members\"><summary>The 2 other finding(s) of this cause</summary>"));
+    assert_eq!(errors.matches("<article class=\"finding o-error\"").count(), 3);
+    assert_eq!(html.matches("<section class=\"cause\"").count(), 7);
 }
 
 #[test]
 fn markdown_fits_a_pull_request_comment() {
     let report = sample::report();
     let md = to_markdown(&report);
-    assert!(md.starts_with("### ❌ A2A conformance: **non-conformant** (exit 1)"), "{md}");
+    assert!(md.starts_with("### ❌ A2A conformance: **non-conformant** over "), "{md}");
+    assert!(md.lines().next().unwrap().ends_with("(exit 1)"), "{md}");
     assert!(md.contains("| core | "));
-    assert!(md.contains("- **FAIL** `CORE-SEND-001` §3.1.1 MUST\n  > “The agent MAY create"), "{md}");
+    // A cause is its headline, then its root's finding.
+    assert!(
+        md.contains(&format!(
+            "- **MUST** {SEND_MESSAGE} (3 checks wait on it)\n  **FAIL** `CORE-SEND-001` §3.1.1 MUST\n  > “The agent MAY create"
+        )),
+        "{md}"
+    );
+    assert!(md.contains("**Findings**: 9 in 7 root cause(s)"), "{md}");
     assert!(md.contains("3 check(s) depend on it (`CORE-GET-001`, `CORE-LIST-001`, `CORE-CANCEL-001`)"), "{md}");
     assert!(md.contains("2 more ended the same way"));
     assert!(!md.contains("<script>") && !md.contains(" | `x` <b>"), "hostile text is neutralised: {md}");
@@ -304,24 +315,43 @@ fn markdown_fits_a_pull_request_comment() {
         assert_eq!(line.replace("\\|", "").matches('|').count(), 9, "{line}");
     }
 
-    // A big run stays short: the findings are capped, the rest counted. Each finding here has
-    // three quotes and a reading (ten lines); a comment is bounded in characters (GitHub: 65,536).
-    let big = |n: usize| {
+    // A big run stays short: the causes are capped, the rest counted. Each finding here has three
+    // quotes and a reading (ten lines); a comment is bounded in characters (GitHub: 65,536).
+    // `distinct`: each added finding has a wrong value of its own, else all share the root's.
+    let big = |n: usize, distinct: bool| {
         let mut big = sample::report();
         let template = big.results[1].clone();
         for i in 0..n {
             let mut r = template.clone();
             r.result.id = format!("GEN-{i:03}");
-            r.result.failure.as_mut().unwrap().message = format!("failure {i} {}", "x".repeat(400));
+            let failure = r.result.failure.as_mut().unwrap();
+            failure.message = format!("failure {i} {}", "x".repeat(400));
+            if distinct {
+                failure.actual = Some(format!("{{\"state\": \"wrong {i}\"}}"));
+            }
             big.results.push(r);
         }
-        to_markdown(&big)
+        // The causes are derived from the results, as a run derives them.
+        big.derive();
+        big
     };
-    let md = big(300);
-    assert!(md.len() < 16_000, "{} bytes", md.len());
-    assert_eq!(md.lines().count(), big(600).lines().count(), "more findings, no more lines");
+    let md = to_markdown(&big(300, true));
+    // Headlines are never cut (here each holds its 400-character reason), so the bound is half a
+    // GitHub comment.
+    assert!(md.len() < 32_000, "{} bytes", md.len());
+    assert_eq!(md.lines().count(), to_markdown(&big(600, true)).lines().count(), "more findings, no more lines");
     assert_eq!(md.lines().filter(|l| l.starts_with("- **")).count(), MAX_FINDINGS);
     assert!(md.contains("more root cause(s): see the HTML report"));
+
+    // The honest count: 300 more findings that share the root's fingerprint are one more story of
+    // it, not 300 root causes, in every rendering.
+    let same = big(300, false);
+    assert_eq!(same.causes.len(), 7);
+    assert_eq!(same.causes[0].findings.len(), 301);
+    assert!(to_markdown(&same).contains("**Findings**: 309 in 7 root cause(s)"));
+    assert!(to_html(&same).contains("<small>309 finding(s), 7 root cause(s)</small>"));
+    assert!(render(&same, false).contains("Findings: 309 in 7 root cause(s)"));
+    assert!(render(&same, false).contains("300 more check(s) ended the same way: GEN-000, GEN-001,"));
 }
 
 #[test]
@@ -427,7 +457,7 @@ fn every_rendering_gives_the_spec_words_then_the_reading_then_what_the_agent_did
     // Markdown: `>` lines with the place, then the reading as a paragraph of its own (a blank line
     // ends the quote), then the reason.
     let md = to_markdown(&report);
-    let item = between(&md, "- **FAIL** `CORE-SEND-001`", "\n- **");
+    let item = between(&md, "**FAIL** `CORE-SEND-001`", "\n- **");
     let mut lines: Vec<String> = placed().map(|(q, place)| format!("\n  > “{}” — {place}\n", q.text)).collect();
     lines.push(
         "\n  *Kit's reading:* an HTTP 500 is neither &lt;b&gt;task information&lt;/b&gt; nor a response message \\| \
@@ -514,4 +544,36 @@ fn a_report_of_schema_1_2_0_renders_its_requirement_as_the_quote() {
     // The JSON report reads back as it was written: no quotes are made up.
     let back: Value = serde_json::from_str(&to_json_string(&report)).unwrap();
     assert!(back["results"][1]["spec"].get("quotes").is_none());
+}
+
+#[test]
+fn two_runs_of_one_agent_give_the_same_causes() {
+    // Another port, run and task ids: the same agent, the same stories under the same ids.
+    let (a, b) = (sample::report_on(41241, "run-1", "task-1"), sample::report_on(50123, "run-2", "task-9f3a77c1"));
+    let ids = |r: &Report| r.causes.iter().map(|c| (c.id.clone(), c.root.clone())).collect::<Vec<_>>();
+    assert_eq!(ids(&a), ids(&b));
+    assert!(a.causes.iter().all(|c| c.id.starts_with("C-") && c.id.len() == 14));
+    // report.json carries them, and a report read back keeps them.
+    let value: Value = serde_json::from_str(&to_json_string(&a)).unwrap();
+    assert_eq!(value["causes"].as_array().unwrap().len(), a.causes.len());
+    assert_eq!(value["causes"][0]["root"], "CORE-SEND-001");
+    assert_eq!(value["verdict"]["graded"]["must"]["applicable"], 12);
+    assert_eq!(value["verdict"]["graded"]["must"]["not_graded"]["depends_on_failed"], 3);
+}
+
+#[test]
+fn a_hint_at_the_end_of_a_note_or_a_reason_is_never_cut() {
+    let hint = "pass --rpc-url with http://";
+    let why = format!(
+        "the JSON-RPC interface https://agent.example:8443/a2a/v1/jsonrpc cannot be reached: cannot connect: tls \
+         handshake eof (the card advertises https; if the agent speaks plain HTTP there, {hint})"
+    );
+    let mut report = sample::report();
+    report.target.notes.push(why.clone());
+    report.verdict.reasons.push(why.clone());
+    let text = render(&report, false);
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    assert_eq!(flat(&text).matches(&why).count(), 2, "{text}");
+    assert!(to_markdown(&report).contains(&why));
+    assert!(to_html(&report).contains(&esc(&why)));
 }

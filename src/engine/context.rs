@@ -220,6 +220,16 @@ impl CheckRun<'_> {
     }
 }
 
+/// A JSON-RPC error as a finding names it: its code with the agent's message, `-32603 'Internal
+/// error'`, so that a reader sees what the agent meant, not only which number it chose.
+pub fn code_and_message(err: &Value) -> String {
+    let code = err.get("code").map_or_else(|| "no code".to_owned(), compact);
+    match err.get("message").and_then(Value::as_str) {
+        Some(m) => format!("{code} '{}'", truncate(m, 200)),
+        None => code,
+    }
+}
+
 /// Compact JSON, truncated for findings.
 pub fn compact(v: &Value) -> String {
     truncate(&v.to_string(), 400)

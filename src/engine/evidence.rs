@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use crate::client::http::{HttpExchange, HttpRequest, StreamExchange};
 use crate::client::redact::{REDACTED, Redactor};
-use crate::report::Evidence;
+use serde_json::Value;
+
+use crate::report::{Evidence, Reply, ReplyKind};
 use crate::sse::{self, StreamEnd};
 
 /// Bodies in evidence are cut at this many bytes.
@@ -20,6 +22,10 @@ impl ToEvidence for HttpExchange {
     fn to_evidence(&self, step_id: Option<&str>, redactor: &Redactor) -> Evidence {
         let mut ev = head(&self.request, self.status, &self.headers, self.elapsed, step_id, redactor);
         ev.response_body = Some(body_text(&self.body, self.truncated, redactor));
+        // A body cut by the client may be any JSON-RPC answer: nothing can be said of it.
+        if !self.truncated {
+            ev.reply = reply(&self.request, || read_body(&self.body), redactor);
+        }
         ev
     }
 }
@@ -45,7 +51,52 @@ impl ToEvidence for StreamExchange {
             body_text(&self.body, self.truncated, redactor)
         };
         ev.response_body = Some(body);
+        if !self.truncated {
+            let kind = || {
+                if !self.is_sse() {
+                    return read_body(&self.body);
+                }
+                // A stream that carries an error is told by its first error.
+                let events = self.events.iter().filter_map(|e| serde_json::from_str::<Value>(&e.data).ok());
+                events
+                    .filter_map(|v| v.get("error").cloned())
+                    .next()
+                    .map_or((ReplyKind::Stream, None), |e| (ReplyKind::Error, Some(e)))
+            };
+            ev.reply = reply(&self.request, kind, redactor);
+        }
         ev
+    }
+}
+
+/// How a POST's answer reads as JSON-RPC (`None` for any other request: a card, a raw GET).
+/// `kind` gives the kind of answer and, for an error, the error object.
+fn reply(req: &HttpRequest, kind: impl FnOnce() -> (ReplyKind, Option<Value>), redactor: &Redactor) -> Option<Reply> {
+    if !req.method.eq_ignore_ascii_case("POST") {
+        return None;
+    }
+    let method = req
+        .body
+        .as_deref()
+        .and_then(|b| serde_json::from_slice::<Value>(b).ok())
+        .and_then(|v| v.get("method").and_then(Value::as_str).map(|m| redactor.redact(m)));
+    let (kind, error) = kind();
+    let error = error.as_ref();
+    Some(Reply {
+        method,
+        kind,
+        code: error.and_then(|e| e.get("code")).and_then(Value::as_i64),
+        message: error.and_then(|e| e.get("message")).and_then(Value::as_str).map(|m| redactor.redact(m)),
+    })
+}
+
+/// The kind of a single JSON-RPC answer, and its error object when it is one.
+fn read_body(body: &[u8]) -> (ReplyKind, Option<Value>) {
+    match serde_json::from_slice::<Value>(body) {
+        // As the checks read it: any `error` member makes the answer an error.
+        Ok(v) if v.get("error").is_some() => (ReplyKind::Error, v.get("error").cloned()),
+        Ok(v) if v.get("result").is_some() => (ReplyKind::Result, None),
+        _ => (ReplyKind::NotJsonrpc, None),
     }
 }
 
@@ -68,6 +119,7 @@ fn head(
         response_body: None,
         curl: Some(curl_command(req, redactor)),
         elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+        reply: None,
     }
 }
 

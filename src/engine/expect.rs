@@ -3,11 +3,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::context::{CheckRun, StepFail, compact, truncate};
+use super::context::{CheckRun, StepFail, code_and_message, compact, truncate};
 use super::request::{Answer, operation};
 use super::states::{is_terminal, state_of};
 use crate::client::http::{HttpExchange, StreamExchange};
-use crate::report::{Failure, SkipReason};
+use crate::report::{Failure, SkipReason, WANTED_ERROR, WANTED_RESULT, WANTED_STREAM};
 use crate::sse::SseError;
 use crate::suite::assert;
 use crate::suite::model::{Expect, ExpectError, ExpectRefused, NamedAssertion, Step};
@@ -36,7 +36,8 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
                     Some(Err(e))
                         if step.expect.as_ref().is_some_and(|e| e.body.is_some()) || step.expect_error.is_some() =>
                     {
-                        return Err(StepFail::violation(&step.id, format!("the body is not JSON: {e}")));
+                        let wanted = if step.expect_error.is_some() { WANTED_ERROR } else { "a JSON body" };
+                        return Err(not_jsonrpc(&step.id, format!("the body is not JSON: {e}"), wanted, x));
                     }
                     _ => None,
                 };
@@ -49,10 +50,16 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
                     }
                 }
                 if let Some(ee) = &step.expect_error {
-                    let err = root
-                        .as_ref()
-                        .and_then(|r| r.get("error"))
-                        .ok_or_else(|| StepFail::violation(&step.id, "expected a JSON-RPC error object, got none"))?;
+                    let err = root.as_ref().and_then(|r| r.get("error")).ok_or_else(|| {
+                        let got = root.as_ref().map_or_else(|| http_answer(x.status, x.content_type()), compact);
+                        StepFail::Violation(Failure {
+                            message: "expected a JSON-RPC error object, got none".into(),
+                            step_id: Some(step.id.clone()),
+                            pointer: Some("/error".into()),
+                            expected: Some(WANTED_ERROR.into()),
+                            actual: Some(got),
+                        })
+                    })?;
                     check_error(&step.id, x.status, err, ee)?;
                 }
                 if let Some(exp) = &step.expect {
@@ -60,10 +67,13 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
                 }
                 return Ok(root);
             }
+            let wanted = if step.expect_error.is_some() { WANTED_ERROR } else { WANTED_RESULT };
             let v = match body {
                 Some(Ok(v)) => v,
-                Some(Err(e)) => return Err(StepFail::violation(&step.id, format!("the answer is not JSON-RPC: {e}"))),
-                None => return Err(StepFail::violation(&step.id, "empty answer")),
+                Some(Err(e)) => {
+                    return Err(not_jsonrpc(&step.id, format!("the answer is not JSON-RPC: {e}"), wanted, x));
+                }
+                None => return Err(not_jsonrpc(&step.id, "empty answer".into(), wanted, x)),
             };
             if let Some(ee) = &step.expect_error {
                 if let (Some(result), Some(want)) = (v.get("result"), &ee.or_result) {
@@ -85,11 +95,7 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
             }
             if let Some(err) = v.get("error") {
                 return Err(StepFail::Violation(Failure {
-                    message: format!(
-                        "expected a result, got JSON-RPC error {} ({})",
-                        err.get("code").map(compact).unwrap_or_default(),
-                        err.get("message").and_then(Value::as_str).unwrap_or("")
-                    ),
+                    message: format!("expected a result, got JSON-RPC error {}", code_and_message(err)),
                     step_id: Some(step.id.clone()),
                     pointer: Some("/error".into()),
                     expected: Some("a result".into()),
@@ -97,7 +103,13 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
                 }));
             }
             let Some(result) = v.get("result").cloned() else {
-                return Err(StepFail::violation(&step.id, "the answer has neither `result` nor `error`"));
+                return Err(StepFail::Violation(Failure {
+                    message: "the answer has neither `result` nor `error`".into(),
+                    step_id: Some(step.id.clone()),
+                    pointer: Some(String::new()),
+                    expected: Some(wanted.into()),
+                    actual: Some(compact(&v)),
+                }));
             };
             if let Some((_, def, _)) = operation(op)
                 && !def.is_empty()
@@ -145,7 +157,8 @@ fn refused(step: &Step, answer: &Answer, r: &ExpectRefused) -> Result<Option<Val
     {
         return Err(StepFail::Violation(Failure {
             message: format!(
-                "the request was processed without valid credentials: it failed with {code} on its merits"
+                "the request was processed without valid credentials: it failed with {} on its merits",
+                error.as_ref().map(code_and_message).unwrap_or_default()
             ),
             step_id: Some(step.id.clone()),
             pointer: Some("/error/code".into()),
@@ -213,6 +226,37 @@ fn check_at(step: &str, what: &str, actual: Option<&Value>, expected: &Value, po
     }
 }
 
+/// [`check_at`] on an error's code: a wrong code is told with the agent's message next to it.
+fn check_code(step: &str, what: &str, err: &Value, expected: &Value) -> Result<(), StepFail> {
+    match assert::check(err.get("code"), expected, "/error/code").first() {
+        None => Ok(()),
+        Some(m) => {
+            let mut fail = StepFail::from_mismatch(step, what, m);
+            if let StepFail::Violation(f) = &mut fail {
+                f.message = format!("{what}: expected {}, got {} at /error/code", m.expected, code_and_message(err));
+            }
+            Err(fail)
+        }
+    }
+}
+
+/// `HTTP 500 text/plain`: what came back where JSON-RPC was due.
+fn http_answer(status: u16, content_type: Option<&str>) -> String {
+    format!("HTTP {status} {}", content_type.unwrap_or("without a content type"))
+}
+
+/// A violation by an answer that is not JSON-RPC: `expected` says what kind of answer was due,
+/// `actual` what came (the kind of answer is part of a root cause).
+fn not_jsonrpc(step: &str, message: String, wanted: &str, x: &HttpExchange) -> StepFail {
+    StepFail::Violation(Failure {
+        message,
+        step_id: Some(step.into()),
+        pointer: None,
+        expected: Some(wanted.into()),
+        actual: Some(http_answer(x.status, x.content_type())),
+    })
+}
+
 /// The code the A2A spec assigns to an abstract error name (not the ACTS draft table where the two
 /// differ, digest §14 item 10).
 pub fn error_code(error_type: &str) -> Option<i64> {
@@ -257,10 +301,10 @@ fn describe_error(ee: &ExpectError) -> String {
 fn check_error(step: &str, status: u16, err: &Value, ee: &ExpectError) -> Result<(), StepFail> {
     if let Some(t) = &ee.error_type {
         let code = error_code(t).ok_or_else(|| StepFail::undecided(step, format!("unknown error_type {t:?}")))?;
-        check_at(step, &format!("error code for {t}"), err.get("code"), &json!(code), "/error/code")?;
+        check_code(step, &format!("error code for {t}"), err, &json!(code))?;
     }
     if let Some(c) = &ee.code {
-        check_at(step, "error code", err.get("code"), &codes_for_names(c), "/error/code")?;
+        check_code(step, "error code", err, &codes_for_names(c))?;
     }
     if let Some(m) = &ee.message {
         check_at(step, "error message", err.get("message"), m, "/error/message")?;
@@ -308,18 +352,38 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
     let sid = step.id.as_str();
     if !x.is_sse() {
         let body: Result<Value, String> = serde_json::from_slice(&x.body).map_err(|e| e.to_string());
+        let fail = |message: String, wanted: &str| {
+            StepFail::Violation(Failure {
+                message,
+                step_id: Some(sid.into()),
+                pointer: None,
+                expected: Some(wanted.into()),
+                actual: Some(http_answer(x.status, x.content_type())),
+            })
+        };
         if let Some(ee) = &step.expect_error {
-            let v =
-                body.map_err(|e| StepFail::violation(sid, format!("expected a JSON-RPC error, got non-JSON: {e}")))?;
-            let err = v.get("error").ok_or_else(|| StepFail::violation(sid, "expected a JSON-RPC error object"))?;
+            let v = body.map_err(|e| fail(format!("expected a JSON-RPC error, got non-JSON: {e}"), WANTED_ERROR))?;
+            let err = v.get("error").ok_or_else(|| fail("expected a JSON-RPC error object".into(), WANTED_ERROR))?;
             check_error(sid, x.status, err, ee)?;
             return Ok(Some(err.clone()));
         }
-        let detail = match body.ok().and_then(|v| v.get("error").cloned()) {
-            Some(e) => format!("a JSON-RPC error instead: {}", compact(&e)),
-            None => format!("content type {:?}", x.content_type().unwrap_or("none")),
-        };
-        return Err(StepFail::violation(sid, format!("expected an SSE stream (text/event-stream), got {detail}")));
+        return Err(match body.ok().and_then(|v| v.get("error").cloned()) {
+            // An error where a stream was due is told as the error it is.
+            Some(e) => StepFail::violation(
+                sid,
+                format!(
+                    "expected an SSE stream (text/event-stream), got a JSON-RPC error instead: {}",
+                    code_and_message(&e)
+                ),
+            ),
+            None => fail(
+                format!(
+                    "expected an SSE stream (text/event-stream), got content type {:?}",
+                    x.content_type().unwrap_or("none")
+                ),
+                WANTED_STREAM,
+            ),
+        });
     }
     if x.status != 200 {
         return Err(StepFail::violation(sid, format!("a stream must be answered with HTTP 200, got {}", x.status)));
@@ -337,7 +401,7 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
                 check_error(sid, x.status, err, ee)?;
                 return Ok(Some(err.clone()));
             }
-            return Err(StepFail::violation(sid, format!("event {i} is a JSON-RPC error: {}", compact(err))));
+            return Err(StepFail::violation(sid, format!("event {i} is a JSON-RPC error: {}", code_and_message(err))));
         }
         let Some(result) = v.get("result") else {
             return Err(StepFail::violation(sid, format!("event {i} has no `result`")));
@@ -528,6 +592,19 @@ mod tests {
         assert_eq!(error_code("VersionNotSupportedError"), Some(-32009));
         assert_eq!(error_code("StreamingNotSupportedError"), Some(-32004));
         assert_eq!(error_code("Nonsense"), None);
+    }
+
+    #[test]
+    fn a_wrong_code_is_told_with_the_agents_message() {
+        let ee = ExpectError { error_type: Some("TaskNotFoundError".into()), ..ExpectError::default() };
+        let err = json!({"code": -32603, "message": "Internal error"});
+        let Err(StepFail::Violation(f)) = check_error("get", 200, &err, &ee) else { panic!("a wrong code passed") };
+        assert_eq!(
+            f.message,
+            "error code for TaskNotFoundError: expected -32001, got -32603 'Internal error' at /error/code"
+        );
+        assert_eq!((f.pointer.as_deref(), f.actual.as_deref()), (Some("/error/code"), Some("-32603")));
+        assert!(check_error("get", 200, &json!({"code": -32001, "message": "x"}), &ee).is_ok());
     }
 
     #[test]

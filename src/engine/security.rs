@@ -8,7 +8,7 @@ use std::time::Duration;
 use regex::Regex;
 use serde_json::{Value, json};
 
-use super::context::{CheckRun, StepFail, compact};
+use super::context::{CheckRun, StepFail, code_and_message, compact};
 use super::evidence::ToEvidence as _;
 use super::request::{apply_caller, cut_by_kit, normalize_params};
 use crate::card::jcs;
@@ -396,7 +396,7 @@ pub async fn tenant_isolation(run: &mut CheckRun<'_>, params: &Value) -> Result<
             return fail(
                 format!(
                     "{method} on another caller's task answered code {} instead of TaskNotFoundError",
-                    ferr.get("code").map(compact).unwrap_or_default()
+                    code_and_message(ferr)
                 ),
                 "-32001 (§3.3.2: not found, never forbidden)".into(),
                 compact(ferr),

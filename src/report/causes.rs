@@ -1,107 +1,248 @@
 //! Findings grouped by root cause (DESIGN "Verdicts": one broken prerequisite is one story, not forty
-//! failures). Computed once from a [`Report`]; the terminal view, the HTML page and the Markdown
-//! summary all tell these stories.
+//! failures). A cause is a check whose failure explains others: the findings that share its
+//! [`Fingerprint`] (the same error code and message, the same HTTP 500 text/plain, the same missing
+//! field), and the checks left undecided (`depends_on_failed`) by any of them. Computed once, when the
+//! report is built, and carried in `report.json`; the terminal view, the HTML page, the Markdown
+//! summary and the verdict read them from there.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
-use super::json::Report;
-use super::model::{CheckResult, Outcome, SkipReason};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
-/// One root cause and everything it explains.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Story<'a> {
-    /// The finding that tells the story (the first, in run order, of its kind).
-    pub lead: &'a CheckResult,
-    /// Other checks that ended in an error with the lead's exact message (an unresponsive agent, the
-    /// run deadline): the same cause, told once.
-    pub same: Vec<&'a CheckResult>,
-    /// Checks skipped with `depends_on_failed` naming the lead or one of `same`.
-    pub dependents: Vec<&'a CheckResult>,
+use super::fingerprint::{Fingerprint, fingerprint, is_finding};
+use super::headline;
+use super::model::{CheckResult, Level, Outcome, SkipReason};
+
+/// Diagnosis checks and the check whose failure each explains: a diagnosis finding is told with the
+/// cause of that check, and its message (already in plain words) is that cause's headline.
+pub const DIAGNOSES: [(&str, &str); 1] = [("KIT-DIAG-001", "CORE-SEND-001")];
+
+/// One root cause, as `report.json` carries it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cause {
+    /// `C-` and 12 hex digits, derived from the root's id and the fingerprint: the same agent gives
+    /// the same ids run after run.
+    pub id: String,
+    /// What went wrong, in plain words, with how many checks it decides.
+    pub headline: String,
+    /// The highest level among its findings.
+    pub level: Level,
+    /// The check whose failure tells the story.
+    pub root: String,
+    /// What its findings share; absent when the root's failure is its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+    /// Every finding it explains, the root first, then in run order.
+    pub findings: Vec<String>,
+    /// The checks that wait on one of them (`depends_on_failed`), in run order.
+    pub waiting: Vec<String>,
 }
 
-impl Story<'_> {
-    /// Ids of the lead and of the checks that ended the same way.
-    pub fn ids(&self) -> impl Iterator<Item = &str> {
-        std::iter::once(self.lead.id.as_str()).chain(self.same.iter().map(|r| r.id.as_str()))
+impl Cause {
+    /// How many checks the cause decides: its findings and the checks waiting on them.
+    pub fn decides(&self) -> usize {
+        self.findings.len() + self.waiting.len()
     }
 }
 
-/// Outcomes that are findings, in the order they are told.
-pub const FINDINGS: [Outcome; 3] = [Outcome::Fail, Outcome::Error, Outcome::Warn];
+/// The root causes of `results` (in run order): MUST before SHOULD before MAY and info, then the
+/// cause that decides the most checks, then run order of the roots.
+pub fn of(results: &[CheckResult]) -> Vec<Cause> {
+    let position: HashMap<&str, usize> = results.iter().enumerate().rev().map(|(i, r)| (r.id.as_str(), i)).collect();
+    let prints: Vec<Fingerprint> = results.iter().map(fingerprint).collect();
+    let is_diagnosis = |i: usize| DIAGNOSES.iter().any(|(d, _)| *d == results[i].id);
 
-/// Every finding as stories: fails, then errors, then warnings; within each, the story that left
-/// the most checks undecided first, then run order. Errors with one message are one story, and the
-/// checks a finding left undecided are told with it.
-pub fn stories(report: &Report) -> Vec<Story<'_>> {
-    let mut dependents: HashMap<&str, Vec<&CheckResult>> = HashMap::new();
-    for r in report.checks().filter(|r| r.skip_reason == Some(SkipReason::DependsOnFailed)) {
-        if let Some(cause) = r.depends_on.as_deref() {
-            dependents.entry(cause).or_default().push(r);
-        }
-    }
-    let mut same_error: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
-    for r in report.checks().filter(|r| r.outcome == Outcome::Error) {
-        if let Some(f) = &r.failure {
-            same_error.entry(f.message.as_str()).or_default().push(r);
-        }
-    }
-    let mut out = Vec::new();
-    for outcome in FINDINGS {
-        let first = out.len();
-        for r in report.checks().filter(|r| r.outcome == outcome) {
-            let mut same = Vec::new();
-            if outcome == Outcome::Error
-                && let Some(group) = r.failure.as_ref().and_then(|f| same_error.get(f.message.as_str()))
-            {
-                if group[0].id != r.id {
-                    // Told with the first check that ended this way.
-                    continue;
-                }
-                same = group[1..].to_vec();
+    // Findings by fingerprint; a diagnosis joins the cause of the check it explains.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
+    let mut by_key: HashMap<String, usize> = HashMap::new();
+    let findings: Vec<usize> = (0..results.len()).filter(|&i| is_finding(&results[i])).collect();
+    for &i in findings.iter().filter(|&&i| !is_diagnosis(i)) {
+        match prints[i].key() {
+            Some(key) => {
+                let g = place(i, by_key.get(&key).copied(), &mut groups, &mut group_of);
+                by_key.insert(key, g);
             }
-            let waiting = std::iter::once(r)
-                .chain(same.iter().copied())
-                .flat_map(|x| dependents.get(x.id.as_str()).into_iter().flatten().copied())
-                .collect();
-            out.push(Story { lead: r, same, dependents: waiting });
+            None => {
+                place(i, None, &mut groups, &mut group_of);
+            }
         }
-        // A stable sort: equally large stories keep their run order.
-        out[first..].sort_by_key(|s: &Story<'_>| std::cmp::Reverse(s.dependents.len()));
     }
-    out
+    for &i in findings.iter().filter(|&&i| is_diagnosis(i)) {
+        let explained = DIAGNOSES.iter().find(|(d, _)| *d == results[i].id).map(|(_, t)| *t);
+        let target = explained.and_then(|t| position.get(t)).and_then(|t| group_of.get(t)).copied();
+        place(i, target, &mut groups, &mut group_of);
+    }
+
+    // The checks that wait: each on the finding at the end of its chain of deferrals.
+    let mut waiting: Vec<Vec<usize>> = vec![Vec::new(); groups.len()];
+    let mut direct: HashMap<usize, usize> = HashMap::new();
+    for (i, r) in results.iter().enumerate() {
+        if r.skip_reason != Some(SkipReason::DependsOnFailed) {
+            continue;
+        }
+        if let Some(cause) = waited_on(results, &position, i)
+            && let Some(&g) = group_of.get(&cause)
+        {
+            waiting[g].push(i);
+            *direct.entry(cause).or_default() += 1;
+        }
+    }
+
+    let mut causes: Vec<(usize, Cause)> = groups
+        .iter()
+        .zip(waiting)
+        .map(|(members, waiting)| {
+            // The root: the finding most checks wait on, then the highest level, then run order; a
+            // diagnosis only when it stands alone.
+            let candidates: Vec<usize> = members.iter().copied().filter(|&i| !is_diagnosis(i)).collect();
+            let candidates = if candidates.is_empty() { members.clone() } else { candidates };
+            let root = candidates
+                .iter()
+                .copied()
+                .min_by_key(|&i| (std::cmp::Reverse(direct.get(&i).copied().unwrap_or(0)), results[i].level, i))
+                .expect("a group has a finding");
+            let mut ordered: Vec<usize> = members.iter().copied().filter(|&i| i != root).collect();
+            ordered.sort_unstable();
+            ordered.insert(0, root);
+            let members: Vec<&CheckResult> = ordered.iter().map(|&i| &results[i]).collect();
+            let waiting: Vec<&CheckResult> = waiting.iter().map(|&i| &results[i]).collect();
+            let print = &prints[root];
+            let cause = Cause {
+                id: cause_id(&results[root].id, print),
+                headline: headline::of(&members, &waiting, print),
+                level: members.iter().map(|r| r.level).min().unwrap_or(Level::Info),
+                root: results[root].id.clone(),
+                fingerprint: print.key().map(|_| print.to_string()),
+                findings: members.iter().map(|r| r.id.clone()).collect(),
+                waiting: waiting.iter().map(|r| r.id.clone()).collect(),
+            };
+            (root, cause)
+        })
+        .collect();
+    causes.sort_by_key(|(root, c)| (c.level, std::cmp::Reverse(c.decides()), *root));
+    causes.into_iter().map(|(_, c)| c).collect()
 }
 
-/// Number of findings (fail, error and warn results), whether or not a story tells them together.
-pub fn finding_count(report: &Report) -> usize {
-    report.checks().filter(|r| FINDINGS.contains(&r.outcome)).count()
+/// Puts finding `i` into `group`, or into a group of its own; returns the group.
+fn place(i: usize, group: Option<usize>, groups: &mut Vec<Vec<usize>>, group_of: &mut HashMap<usize, usize>) -> usize {
+    let g = group.unwrap_or_else(|| {
+        groups.push(Vec::new());
+        groups.len() - 1
+    });
+    groups[g].push(i);
+    group_of.insert(i, g);
+    g
+}
+
+/// The finding check `i` waits on: the one its `depends_on` names, followed through checks that
+/// themselves wait (a cause that deferred passes its own on).
+fn waited_on(results: &[CheckResult], position: &HashMap<&str, usize>, i: usize) -> Option<usize> {
+    let mut at = i;
+    // A chain visits each check at most once: a cycle in a hand-edited report ends here.
+    for _ in 0..results.len() {
+        let next = *position.get(results[at].depends_on.as_deref()?)?;
+        if is_finding(&results[next]) {
+            return Some(next);
+        }
+        if results[next].outcome != Outcome::Skip {
+            return None;
+        }
+        at = next;
+    }
+    None
+}
+
+/// `C-` and the first 12 hex digits of the digest of the root's id and the fingerprint's key.
+fn cause_id(root: &str, print: &Fingerprint) -> String {
+    let key = format!("{root}\n{}", print.key().unwrap_or_default());
+    format!("C-{}", hex::encode(&Sha256::digest(key.as_bytes())[..6]))
+}
+
+/// The causes some scored failure belongs to, in their order.
+pub fn failing<'a>(causes: &'a [Cause], results: &[CheckResult], outcome: Outcome) -> Vec<&'a Cause> {
+    let hit: Vec<&str> = results.iter().filter(|r| r.scored && r.outcome == outcome).map(|r| r.id.as_str()).collect();
+    causes.iter().filter(|c| c.findings.iter().any(|id| hit.contains(&id.as_str()))).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::json::build_report;
-    use crate::report::model::{CheckMeta, Failure, RunInfo};
+    use crate::report::model::{CheckMeta, Evidence, Failure, Reply, ReplyKind};
 
-    fn meta(id: &str) -> CheckMeta {
-        CheckMeta::sample(id)
+    fn meta(id: &str, level: Level) -> CheckMeta {
+        CheckMeta { level, ..CheckMeta::sample(id) }
     }
 
+    /// A MUST check (a SHOULD one when it warned) that ended in `outcome` with `message`.
     fn with(id: &str, outcome: Outcome, message: &str) -> CheckResult {
+        let level = if outcome == Outcome::Warn { Level::Should } else { Level::Must };
         CheckResult {
             failure: (!message.is_empty()).then(|| Failure { message: message.into(), ..Failure::default() }),
-            ..CheckResult::new(&meta(id), outcome)
+            ..CheckResult::new(&meta(id, level), outcome)
         }
+    }
+
+    /// A check whose GetTask was answered `code` where another code was due.
+    fn wrong_code(id: &str, level: Level, code: i64, message: &str) -> CheckResult {
+        let failure = Failure {
+            message: format!("error code: expected -32001, got {code} '{message}' at /error/code"),
+            step_id: Some("get".into()),
+            pointer: Some("/error/code".into()),
+            expected: Some("-32001".into()),
+            actual: Some(code.to_string()),
+        };
+        let reply = Reply {
+            method: Some("GetTask".into()),
+            kind: ReplyKind::Error,
+            code: Some(code),
+            message: Some(message.into()),
+        };
+        let evidence = vec![Evidence {
+            step_id: Some("get".into()),
+            method: "POST".into(),
+            reply: Some(reply),
+            ..Evidence::default()
+        }];
+        let outcome = level.violation(false);
+        CheckResult { failure: Some(failure), evidence, ..CheckResult::new(&meta(id, level), outcome) }
     }
 
     fn dependent(id: &str, cause: &str) -> CheckResult {
         CheckResult {
             depends_on: Some(cause.into()),
-            ..CheckResult::skipped(&meta(id), SkipReason::DependsOnFailed, format!("{cause} failed"))
+            ..CheckResult::skipped(&meta(id, Level::Must), SkipReason::DependsOnFailed, format!("{cause} failed"))
         }
     }
 
+    fn ids(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+
     #[test]
-    fn one_cause_is_one_story() {
+    fn findings_that_share_a_fingerprint_are_one_cause() {
+        let results = vec![
+            wrong_code("A", Level::Must, -32000, "Server error"),
+            wrong_code("B", Level::Should, -32000, "Server error"),
+            wrong_code("C", Level::Must, -32603, "Internal error"),
+            wrong_code("D", Level::May, -32000, "Server error"),
+            with("P", Outcome::Pass, ""),
+        ];
+        let causes = of(&results);
+        assert_eq!(causes.len(), 2, "{causes:#?}");
+        assert_eq!(ids(&causes[0].findings), ["A", "B", "D"]);
+        assert_eq!(causes[0].level, Level::Must);
+        assert_eq!(causes[0].headline, "Errors are answered with code -32000 'Server error' (3 checks)");
+        assert_eq!(causes[1].headline, "GetTask answers error -32603 'Internal error' where -32001 is due");
+        assert_eq!(
+            causes[0].fingerprint.as_deref(),
+            Some("JSON-RPC error -32000 'Server error' where another error is due")
+        );
+    }
+
+    #[test]
+    fn the_checks_waiting_on_a_finding_are_its_cause_and_make_it_the_root() {
         let results = vec![
             with("W", Outcome::Warn, "soft"),
             with("E1", Outcome::Error, "the agent stopped answering"),
@@ -111,17 +252,66 @@ mod tests {
             with("E2", Outcome::Error, "the agent stopped answering"),
             with("E3", Outcome::Error, "something else"),
             dependent("D2", "E2"),
+            // A check that waits on a check that waits: the chain ends at the finding.
+            dependent("D3", "D2"),
             with("P", Outcome::Pass, ""),
         ];
-        let report = build_report(&RunInfo::default(), &results, 0);
-        let stories = stories(&report);
-        let leads: Vec<&str> = stories.iter().map(|s| s.lead.id.as_str()).collect();
-        // The failure that left a check undecided is told first.
-        assert_eq!(leads, ["F", "F0", "E1", "E3", "W"]);
-        assert_eq!(stories[0].dependents.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["D1"]);
-        assert_eq!(stories[2].ids().collect::<Vec<_>>(), ["E1", "E2"]);
-        // A check waiting on any check of the story is told with it.
-        assert_eq!(stories[2].dependents.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["D2"]);
-        assert_eq!(finding_count(&report), 6);
+        let causes = of(&results);
+        let roots: Vec<&str> = causes.iter().map(|c| c.root.as_str()).collect();
+        // MUST first (most decided first, then run order), the SHOULD last.
+        assert_eq!(roots, ["E2", "F", "F0", "E3", "W"]);
+        // E2 has a waiting check of its own: it tells the story of both identical errors.
+        assert_eq!(ids(&causes[0].findings), ["E2", "E1"]);
+        assert_eq!(ids(&causes[0].waiting), ["D2", "D3"]);
+        assert_eq!(
+            causes[0].headline,
+            "Could not be decided: the agent stopped answering (2 checks; 2 more wait on them)"
+        );
+        assert_eq!(ids(&causes[1].waiting), ["D1"]);
+        assert_eq!(causes[1].headline, "Broken (1 check waits on it)");
+        assert_eq!(causes[4].level, Level::Should);
+    }
+
+    #[test]
+    fn ids_are_stable_and_distinct() {
+        let run = || {
+            vec![
+                wrong_code("A", Level::Must, -32000, "Server error"),
+                wrong_code("B", Level::Must, -32000, "Server error"),
+                with("F", Outcome::Fail, "broken"),
+            ]
+        };
+        let (a, b) = (of(&run()), of(&run()));
+        assert_eq!(a.iter().map(|c| &c.id).collect::<Vec<_>>(), b.iter().map(|c| &c.id).collect::<Vec<_>>());
+        assert_ne!(a[0].id, a[1].id);
+        assert!(a.iter().all(|c| c.id.len() == 14 && c.id.starts_with("C-")), "{a:#?}");
+        // Another story of the same root is another cause.
+        let mut other = run();
+        other[0] = wrong_code("A", Level::Must, -32603, "Internal error");
+        assert_ne!(of(&other).iter().find(|c| c.root == "A").unwrap().id, a[0].id);
+    }
+
+    #[test]
+    fn a_diagnosis_lends_its_words_to_the_cause_it_explains() {
+        let diagnosis = CheckResult {
+            scored: false,
+            failure: Some(Failure {
+                message: "SendMessage answers HTTP 500 to role ROLE_USER and succeeds with role user".into(),
+                ..Failure::default()
+            }),
+            ..CheckResult::new(&meta("KIT-DIAG-001", Level::Info), Outcome::Info)
+        };
+        let results = vec![with("CORE-SEND-001", Outcome::Fail, "the answer is not JSON-RPC"), diagnosis.clone()];
+        let causes = of(&results);
+        assert_eq!(causes.len(), 1, "{causes:#?}");
+        assert_eq!(causes[0].root, "CORE-SEND-001");
+        assert_eq!(ids(&causes[0].findings), ["CORE-SEND-001", "KIT-DIAG-001"]);
+        assert_eq!(causes[0].headline, "SendMessage answers HTTP 500 to role ROLE_USER and succeeds with role user");
+        // The generic hook: a root's own headline comes first.
+        let mut told = results.clone();
+        told[0].headline = Some("in the root's words".into());
+        assert_eq!(of(&told)[0].headline, "In the root's words");
+        // Without the check it explains, a diagnosis is a cause of its own.
+        assert_eq!(of(&[diagnosis])[0].root, "KIT-DIAG-001");
     }
 }

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use super::causes::{self, Story};
+use super::causes::Cause;
 use super::json::{Counts, Report, ReportResult};
 use super::model::{CheckResult, EntryStatus, Evidence, Outcome, Verdict};
 use super::textdiff::{self, Side};
@@ -82,11 +82,12 @@ fn header(out: &mut String, r: &Report) {
     let _ = write!(
         out,
         "<header>\n<h1>A2A conformance report</h1>\n<p class=\"target\">{}</p>\n\
-         <p class=\"verdict v-{}\" id=\"verdict\"><strong>{}</strong> <span>exit {}</span></p>\n<ul class=\"reasons\">",
+         <p class=\"verdict v-{}\" id=\"verdict\"><strong>{}</strong> <span>exit {}</span></p>\n{}<ul class=\"reasons\">",
         esc(&r.target.url),
         v.status.as_str(),
         verdict_label(v.status),
-        v.exit_code
+        v.exit_code,
+        graded_line(r)
     );
     for reason in &v.reasons {
         let _ = write!(out, "<li>{}</li>", esc(reason));
@@ -127,6 +128,15 @@ fn header(out: &mut String, r: &Report) {
         out.push_str("</ul>\n");
     }
     out.push_str("</header>\n");
+}
+
+/// What the verdict rests on, under it: "Conformant over 136 of 206 MUST checks; 70 not graded: ...".
+fn graded_line(r: &Report) -> String {
+    let over = r.verdict.graded.statement(r.run.strict);
+    if over.is_empty() {
+        return String::new();
+    }
+    format!("<p class=\"graded\" id=\"graded\">{} {}</p>\n", verdict_label(r.verdict.status), esc(&over))
 }
 
 fn profiles(out: &mut String, r: &Report) {
@@ -209,18 +219,46 @@ fn baseline(out: &mut String, b: &super::model::BaselineReport) {
 }
 
 fn findings(out: &mut String, r: &Report) {
-    let stories = causes::stories(r);
+    let findings: usize = r.causes.iter().map(|c| c.findings.len()).sum();
     let _ = write!(
         out,
-        "<section id=\"findings\">\n<h2>Findings <small>{} finding(s), {} root cause(s)</small></h2>\n",
-        causes::finding_count(r),
-        stories.len()
+        "<section id=\"findings\">\n<h2>Findings <small>{findings} finding(s), {} root cause(s)</small></h2>\n",
+        r.causes.len()
     );
-    if stories.is_empty() {
+    if r.causes.is_empty() {
         out.push_str("<p class=\"none\">No check failed, warned or ended in error.</p>\n");
     }
-    for story in &stories {
-        finding(out, r, story);
+    for c in &r.causes {
+        cause(out, r, c);
+    }
+    out.push_str("</section>\n");
+}
+
+/// One root cause: its headline, the root's finding in full, and the others it explains folded
+/// under it (each whole, so that a link to any finding lands on it).
+fn cause(out: &mut String, r: &Report, c: &Cause) {
+    let _ = writeln!(
+        out,
+        "<section class=\"cause\" id=\"{}\">\n<h3 class=\"headline\"><span class=\"lvl\">{}</span> {}</h3>",
+        anchor("cause", &c.id),
+        c.level.as_str().to_uppercase(),
+        esc(&c.headline)
+    );
+    let members: Vec<&CheckResult> = c.findings.iter().filter_map(|id| r.result(id)).map(|x| &x.result).collect();
+    let waiting: Vec<&CheckResult> = c.waiting.iter().filter_map(|id| r.result(id)).map(|x| &x.result).collect();
+    if let Some((root, same)) = members.split_first() {
+        finding(out, r, root, same, &waiting);
+        if !same.is_empty() {
+            let _ = writeln!(
+                out,
+                "<details class=\"members\"><summary>The {} other finding(s) of this cause</summary>",
+                same.len()
+            );
+            for x in same {
+                finding(out, r, x, &[], &[]);
+            }
+            out.push_str("</details>\n");
+        }
     }
     out.push_str("</section>\n");
 }
@@ -233,8 +271,8 @@ fn link_list(rs: &[&CheckResult]) -> String {
     rs.iter().map(|d| format!("<a href=\"#{}\">{}</a>", anchor("c", &d.id), esc(&d.id))).collect::<Vec<_>>().join(", ")
 }
 
-fn finding(out: &mut String, report: &Report, story: &Story<'_>) {
-    let r = story.lead;
+/// A finding in full; the root of a cause also names the checks that `same` and `waiting` hold.
+fn finding(out: &mut String, report: &Report, r: &CheckResult, same: &[&CheckResult], waiting: &[&CheckResult]) {
     let o = r.outcome.as_str();
     let _ = write!(
         out,
@@ -292,20 +330,16 @@ fn finding(out: &mut String, report: &Report, story: &Story<'_>) {
     if let Some(m) = &r.measurement {
         let _ = writeln!(out, "<p class=\"measurement\">{}</p>", esc(m));
     }
-    if !story.same.is_empty() {
-        let _ = writeln!(
-            out,
-            "<p class=\"same\">{} more check(s) ended the same way: {}</p>",
-            story.same.len(),
-            link_list(&story.same)
-        );
+    if !same.is_empty() {
+        let _ =
+            writeln!(out, "<p class=\"same\">{} more check(s) ended the same way: {}</p>", same.len(), link_list(same));
     }
-    if !story.dependents.is_empty() {
+    if !waiting.is_empty() {
         let _ = writeln!(
             out,
             "<p class=\"deps\">{} check(s) depend on it and were not decided: {}</p>",
-            story.dependents.len(),
-            link_list(&story.dependents)
+            waiting.len(),
+            link_list(waiting)
         );
     }
     if !r.evidence.is_empty() {
@@ -398,8 +432,7 @@ fn table(out: &mut String, r: &Report) {
          <table id=\"checks-table\"><thead><tr><th>Check</th><th>Outcome</th><th>Profile</th><th>Level</th>\
          <th>Section</th><th>Title</th><th>Detail</th></tr></thead>\n<tbody>\n"
     );
-    let findings: Vec<&str> =
-        r.checks().filter(|x| causes::FINDINGS.contains(&x.outcome)).map(|x| x.id.as_str()).collect();
+    let findings: Vec<&str> = r.causes.iter().flat_map(|c| &c.findings).map(String::as_str).collect();
     for rr in &r.results {
         let x = &rr.result;
         let detail = detail(x);
@@ -483,7 +516,8 @@ pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;paddin
 a{color:var(--info)}.target{color:var(--muted);margin:.2rem 0;word-break:break-all}
 .verdict{display:inline-block;font-size:1.2rem;padding:.3rem .8rem;border-radius:6px;color:#fff;margin:.5rem 0}
 .verdict span{font-size:.85rem;opacity:.85}.v-conformant{background:var(--pass)}.v-non_conformant{background:var(--fail)}.v-inconclusive{background:var(--error)}.v-usage_error{background:var(--skip)}
-.reasons{margin:.2rem 0 .8rem;padding-left:1.2rem}
+.reasons{margin:.2rem 0 .8rem;padding-left:1.2rem}.graded{margin:.2rem 0;font-weight:500}
+.cause{margin:1.2rem 0}.headline{font-size:1.05rem;margin:.4rem 0}.headline .lvl{color:var(--muted);font-size:.85rem}.members summary{cursor:pointer;color:var(--muted)}
 .run{display:flex;flex-wrap:wrap;gap:.3rem 1.5rem;margin:.5rem 0}.run div{display:flex;gap:.4rem}.run dt{color:var(--muted)}.run dd{margin:0}
 .totals{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;padding:0}.totals li{border:1px solid var(--line);border-radius:6px;padding:.2rem .7rem}
 .totals li b{font-size:1.1rem}.notes{color:var(--muted)}

@@ -8,13 +8,15 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
+use super::causes::{self, Cause};
 use super::events::{RunEvent, Sink};
+use super::graded::Graded;
 use super::model::{
     BaselineReport, BaselineStatus, CheckResult, EntryStatus, Level, Outcome, RunInfo, SuiteSource, TargetInfo, Verdict,
 };
 
 /// Version of the report format; bump minor for additive changes, major for removals or renames.
-pub const SCHEMA_VERSION: &str = "1.3.0";
+pub const SCHEMA_VERSION: &str = "1.4.0";
 
 /// ACTS format version the report is a superset of.
 pub const ACTS_VERSION: &str = "1.0";
@@ -146,6 +148,10 @@ pub struct VerdictInfo {
     pub status: Verdict,
     pub exit_code: i32,
     pub reasons: Vec<String>,
+    /// What the verdict rests on: per level, the scored checks that applied, how many were graded,
+    /// and the rest by what would grade them.
+    #[serde(default)]
+    pub graded: Graded,
 }
 
 /// One check result as reported: the runner's [`CheckResult`] unchanged, plus report-only overlays.
@@ -174,6 +180,9 @@ pub struct Report {
     pub target: TargetInfo,
     pub summary: Summary,
     pub verdict: VerdictInfo,
+    /// The findings by root cause, in the order they are told ([`causes::of`]).
+    #[serde(default)]
+    pub causes: Vec<Cause>,
     /// Every check result, in plan order.
     pub results: Vec<ReportResult>,
     /// How a baseline applied (`--baseline`); absent without one.
@@ -199,6 +208,19 @@ impl Report {
             });
         }
         self.baseline = Some(baseline.clone());
+    }
+
+    /// Computes again what the report derives from its results (the root causes and the graded
+    /// figures): for a report of a version that did not carry them, or results edited afterwards.
+    pub fn derive(&mut self) {
+        let results: Vec<CheckResult> = self.checks().cloned().collect();
+        self.causes = causes::of(&results);
+        self.verdict.graded = Graded::of(&results);
+    }
+
+    /// The result of check `id`, with its overlays.
+    pub fn result(&self, id: &str) -> Option<&ReportResult> {
+        self.results.iter().find(|r| r.result.id == id)
     }
 
     /// Profiles in order of first appearance among the results.
@@ -272,7 +294,8 @@ pub fn build_report(info: &RunInfo, results: &[CheckResult], duration_ms: u64) -
         },
         target: info.target.clone(),
         summary: summarize(results, duration_ms),
-        verdict: VerdictInfo { status, exit_code: status.exit_code(), reasons },
+        verdict: VerdictInfo { status, exit_code: status.exit_code(), reasons, graded: Graded::of(results) },
+        causes: causes::of(results),
         results: results.iter().map(|r| ReportResult { result: r.clone(), baseline_status: None }).collect(),
         baseline: None,
     }
@@ -338,8 +361,9 @@ impl Sink for Collector {
                     report.overlay(b);
                 }
                 // The engine decided; a run that never got to its checks says why here.
-                report.verdict =
-                    VerdictInfo { status: *verdict, exit_code: verdict.exit_code(), reasons: reasons.clone() };
+                report.verdict.status = *verdict;
+                report.verdict.exit_code = verdict.exit_code();
+                report.verdict.reasons.clone_from(reasons);
                 self.report = Some(report);
             }
         }
@@ -368,6 +392,7 @@ mod tests {
             failure: None,
             measurement: None,
             evidence: vec![],
+            headline: None,
         }
     }
 

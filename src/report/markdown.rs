@@ -5,7 +5,6 @@
 
 use std::fmt::Write as _;
 
-use super::causes;
 use super::json::Report;
 use super::model::{CheckResult, EntryStatus, Verdict};
 use super::quotes;
@@ -21,18 +20,21 @@ const MAX_IDS: usize = 8;
 pub fn to_markdown(report: &Report) -> String {
     let mut out = String::new();
     let v = &report.verdict;
-    let label = match v.status {
-        Verdict::Conformant => "conformant",
-        Verdict::NonConformant => "non-conformant",
-        Verdict::UsageError => "usage error",
-        Verdict::Inconclusive => "inconclusive",
-    };
     let mark = match v.status {
         Verdict::Conformant => "✅",
         Verdict::NonConformant => "❌",
         _ => "⚠️",
     };
-    let _ = writeln!(out, "### {mark} A2A conformance: **{label}** (exit {})\n", v.exit_code);
+    // The verdict with what it rests on ("over 136 of 206 MUST checks; 70 not graded: ...").
+    let over = v.graded.statement(report.run.strict);
+    let _ = writeln!(
+        out,
+        "### {mark} A2A conformance: **{}**{}{} (exit {})\n",
+        verdict_word(v.status),
+        if over.is_empty() { "" } else { " " },
+        cell(&over),
+        v.exit_code
+    );
     let s = &report.summary;
     let _ = writeln!(
         out,
@@ -47,8 +49,9 @@ pub fn to_markdown(report: &Report) -> String {
         s.errors,
         s.info
     );
+    // Reasons whole: one may end in the hint that makes the run work.
     for reason in &v.reasons {
-        let _ = writeln!(out, "- {}", cell(&truncate(reason, 300)));
+        let _ = writeln!(out, "- {}", cell(reason));
     }
     if !v.reasons.is_empty() {
         out.push('\n');
@@ -76,43 +79,44 @@ pub fn to_markdown(report: &Report) -> String {
     }
     out.push('\n');
 
-    let stories = causes::stories(report);
-    if !stories.is_empty() {
-        let _ = writeln!(out, "**Findings** ({} in {} root cause(s)):\n", causes::finding_count(report), stories.len());
-        for story in stories.iter().take(MAX_FINDINGS) {
-            let r = story.lead;
+    // The causes as `report.json` orders them: each its headline, then its root's finding.
+    let causes = &report.causes;
+    if !causes.is_empty() {
+        let findings: usize = causes.iter().map(|c| c.findings.len()).sum();
+        let _ = writeln!(out, "**Findings**: {findings} in {} root cause(s)\n", causes.len());
+        for c in causes.iter().take(MAX_FINDINGS) {
+            let _ = writeln!(out, "- **{}** {}", c.level.as_str().to_uppercase(), cell(&c.headline));
+            let Some(root) = report.result(&c.root) else {
+                continue;
+            };
+            let r = &root.result;
             let section =
                 if r.spec.section.is_empty() { String::new() } else { format!(" §{}", cell(&r.spec.section)) };
-            let message = r.failure.as_ref().map_or(r.title.as_str(), |f| f.message.as_str());
-            let accepted = report
-                .results
-                .iter()
-                .find(|x| x.result.id == r.id)
-                .and_then(|x| x.baseline_status)
-                .map(|b| format!(" _(baseline: {})_", b.as_str()))
-                .unwrap_or_default();
+            let accepted = root.baseline_status.map(|b| format!(" _(baseline: {})_", b.as_str())).unwrap_or_default();
             let _ = writeln!(
                 out,
-                "- **{}** `{}`{section} {}{}{accepted}",
+                "  **{}** `{}`{section} {}{}{accepted}",
                 r.outcome.as_str().to_uppercase(),
                 r.id,
                 r.level.as_str().to_uppercase(),
                 if r.scored { "" } else { " (not scored)" },
             );
             spec_words(&mut out, r);
-            let _ = write!(out, "  {}", cell(&truncate(first_line(message), MAX_MESSAGE)));
-            if !story.same.is_empty() {
-                let ids: Vec<&str> = story.same.iter().map(|x| x.id.as_str()).collect();
-                let _ = write!(out, "; {} more ended the same way ({})", ids.len(), ids_text(&ids));
+            // The root's own reason, short: the headline above gives the cause whole.
+            let message = first_line(r.failure.as_ref().map_or(r.title.as_str(), |f| f.message.as_str()));
+            let mut parts = vec![cell(&truncate(message, MAX_MESSAGE))];
+            let same: Vec<&str> = c.findings[1..].iter().map(String::as_str).collect();
+            if !same.is_empty() {
+                parts.push(format!("{} more ended the same way ({})", same.len(), ids_text(&same)));
             }
-            if !story.dependents.is_empty() {
-                let ids: Vec<&str> = story.dependents.iter().map(|x| x.id.as_str()).collect();
-                let _ = write!(out, "; {} check(s) depend on it ({})", ids.len(), ids_text(&ids));
+            let waiting: Vec<&str> = c.waiting.iter().map(String::as_str).collect();
+            if !waiting.is_empty() {
+                parts.push(format!("{} check(s) depend on it ({})", waiting.len(), ids_text(&waiting)));
             }
-            out.push('\n');
+            let _ = writeln!(out, "  {}", parts.join("; "));
         }
-        if stories.len() > MAX_FINDINGS {
-            let _ = writeln!(out, "- … and {} more root cause(s): see the HTML report", stories.len() - MAX_FINDINGS);
+        if causes.len() > MAX_FINDINGS {
+            let _ = writeln!(out, "- … and {} more root cause(s): see the HTML report", causes.len() - MAX_FINDINGS);
         }
         out.push('\n');
     }
@@ -147,6 +151,16 @@ pub fn to_markdown(report: &Report) -> String {
         cell(&report.generated_at)
     );
     out
+}
+
+/// The verdict in the words of a sentence.
+pub fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Conformant => "conformant",
+        Verdict::NonConformant => "non-conformant",
+        Verdict::UsageError => "usage error",
+        Verdict::Inconclusive => "inconclusive",
+    }
 }
 
 /// The spec's words of a finding inside its list item: one `>` line per quote with its place, then the

@@ -1,5 +1,6 @@
 //! Verdicts and reports: the verdict model, the run events every sink consumes, and the sinks and
 //! renderings (JSON report, JUnit, terminal view, ACTS subset, JSON lines, HTML, SARIF, Markdown),
+//! the findings by root cause (fingerprint, causes, headline) and what a verdict rests on (graded),
 //! the spec's words as the text renderings show them (quotes), the baseline overlay, report diffs and
 //! the progress bar.
 
@@ -9,6 +10,9 @@ pub mod causes;
 pub mod compare;
 pub mod events;
 pub mod files;
+pub mod fingerprint;
+pub mod graded;
+pub mod headline;
 pub mod html;
 pub mod json;
 pub mod junit;

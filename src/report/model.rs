@@ -233,7 +233,62 @@ pub struct Evidence {
     /// Milliseconds from request to the end of the response.
     #[serde(default)]
     pub elapsed_ms: u64,
+    /// For a POST (the only method of the JSON-RPC binding): how the whole answer reads as
+    /// JSON-RPC, read before the body was cut for the report. Root causes are told by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<Reply>,
 }
+
+/// A JSON-RPC call and what kind of answer it got, as structured facts: two checks that met the
+/// same error code and message, or the same HTTP 500 text/plain, share a root cause.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Reply {
+    /// The request's JSON-RPC `method`, when its body named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    pub kind: ReplyKind,
+    /// For `error`: the error's `code`, when it is an integer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+    /// For `error`: the error's `message` (redacted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// What came back to a JSON-RPC call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplyKind {
+    /// A JSON-RPC response with a `result`.
+    Result,
+    /// A JSON-RPC response with an `error` (or an SSE event that is one).
+    Error,
+    /// An SSE stream of events that are not errors.
+    Stream,
+    /// Anything else: not JSON, no body, or JSON that is no JSON-RPC response.
+    #[default]
+    NotJsonrpc,
+}
+
+impl ReplyKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReplyKind::Result => "result",
+            ReplyKind::Error => "error",
+            ReplyKind::Stream => "stream",
+            ReplyKind::NotJsonrpc => "not_jsonrpc",
+        }
+    }
+}
+
+/// `expected` of a failure whose answer was not the JSON-RPC error the step expected. The wanted
+/// kind of answer is part of a root cause: an HTTP 500 where a result is due is another story than
+/// one where an error is due.
+pub const WANTED_ERROR: &str = "a JSON-RPC error";
+/// `expected` of a failure whose answer was not the JSON-RPC result the step expected.
+pub const WANTED_RESULT: &str = "a JSON-RPC result";
+/// `expected` of a failure whose answer was not the SSE stream the step expected.
+pub const WANTED_STREAM: &str = "an SSE stream (text/event-stream)";
 
 /// The result of one check.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -268,6 +323,10 @@ pub struct CheckResult {
     pub measurement: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<Evidence>,
+    /// The plain words a root cause of this check is told in, when the check knows them better than
+    /// the kit's reading of its failure does (a diagnosis). A cause takes its root's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<String>,
 }
 
 /// What a check is before it runs: everything its result carries except what the run found.
@@ -319,6 +378,7 @@ impl CheckResult {
             failure: None,
             measurement: None,
             evidence: Vec::new(),
+            headline: None,
         }
     }
 
@@ -377,16 +437,23 @@ impl Verdict {
         let errored: Vec<&str> = scored.iter().filter(|r| r.outcome == Outcome::Error).map(|r| r.id.as_str()).collect();
         let graded =
             scored.iter().filter(|r| matches!(r.outcome, Outcome::Pass | Outcome::Fail | Outcome::Warn)).count();
+        // The reason names the root causes, not every check: one broken call is one story.
+        let roots = |outcome: Outcome| {
+            let causes = super::causes::of(results);
+            let roots: Vec<&str> =
+                super::causes::failing(&causes, results, outcome).iter().map(|c| c.root.as_str()).collect();
+            format!("from {} root cause(s): {}", roots.len(), list_ids(&roots))
+        };
         if !failed.is_empty() {
             return (
                 Verdict::NonConformant,
-                vec![format!("{} scored check(s) failed: {}", failed.len(), list_ids(&failed))],
+                vec![format!("{} scored check(s) failed, {}", failed.len(), roots(Outcome::Fail))],
             );
         }
         if !errored.is_empty() {
             return (
                 Verdict::Inconclusive,
-                vec![format!("{} scored check(s) could not be decided: {}", errored.len(), list_ids(&errored))],
+                vec![format!("{} scored check(s) could not be decided, {}", errored.len(), roots(Outcome::Error))],
             );
         }
         if graded == 0 {
@@ -396,14 +463,10 @@ impl Verdict {
     }
 }
 
-/// Ids joined for a sentence: the first ten, then how many more.
+/// Ids joined for a sentence, every one of them: a reason names what to act on (a stale baseline
+/// entry to remove), and the terminal wraps it rather than cutting it.
 pub fn list_ids(ids: &[&str]) -> String {
-    const SHOWN: usize = 10;
-    let mut s = ids.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
-    if ids.len() > SHOWN {
-        s.push_str(&format!(" and {} more", ids.len() - SHOWN));
-    }
-    s
+    ids.join(", ")
 }
 
 /// A baseline's overlay on one result (DESIGN "Overlays").
@@ -568,6 +631,7 @@ mod tests {
             failure: None,
             measurement: None,
             evidence: vec![],
+            headline: None,
         }
     }
 

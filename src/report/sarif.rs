@@ -73,6 +73,8 @@ pub fn to_sarif(report: &Report) -> Value {
             "endTimeUtc": report.generated_at,
             "properties": {
                 "verdict": report.verdict.status.as_str(),
+                // The verdict line with what it rests on, as every rendering states it.
+                "verdictLine": super::graded::verdict_line(report.verdict.status, &report.verdict.graded, report.run.strict),
                 "reasons": report.verdict.reasons,
             },
         }],

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::causes;
+use super::causes::Cause;
 use super::events::{RunEvent, Sink};
 use super::json::{Collector, Counts, Report};
 use super::model::{CheckResult, EntryStatus, Level, Outcome, Quote, SkipReason, Verdict};
@@ -64,8 +64,11 @@ pub fn render(report: &Report, color: bool) -> String {
         report.summary.duration_ms
     );
     // What discovery noticed about the target (a 0.3 card, no usable interface, ...).
+    // Wrapped, never cut: a note may end in the one hint that makes the run work.
     for note in &report.target.notes {
-        let _ = writeln!(out, "note: {}", truncate(note, WIDTH - 6));
+        for (i, line) in wrap(note, WIDTH - 6).into_iter().enumerate() {
+            let _ = writeln!(out, "{}{line}", if i == 0 { "note: " } else { "      " });
+        }
     }
     out.push('\n');
 
@@ -105,37 +108,14 @@ pub fn render(report: &Report, color: bool) -> String {
     }
     out.push('\n');
 
-    // Findings: fail first, then error, then warn; each in run order, told once per root cause.
-    let stories = causes::stories(report);
-    if !stories.is_empty() {
-        let _ = writeln!(out, "{}", p.paint(BOLD, &format!("Findings ({})", causes::finding_count(report))));
-        for story in &stories {
-            finding(&mut out, story.lead, &p);
-            if let Some(status) =
-                report.results.iter().find(|x| x.result.id == story.lead.id).and_then(|x| x.baseline_status)
-            {
-                let reason = report.baseline.as_ref().and_then(|b| b.entry(&story.lead.id)).map(|e| e.reason.as_str());
-                let text =
-                    format!("baseline: {}{}", status.as_str(), reason.map(|r| format!(" ({r})")).unwrap_or_default());
-                for line in wrap_lines(&text, BODY) {
-                    let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &line));
-                }
-            }
-            if !story.same.is_empty() {
-                let ids: Vec<&str> = story.same.iter().map(|r| r.id.as_str()).collect();
-                let text = format!("{} more check(s) ended the same way: {}", ids.len(), ids.join(", "));
-                for line in wrap(&text, BODY) {
-                    let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &line));
-                }
-            }
-            // One broken prerequisite is one story: the checks it left undecided are named here.
-            if !story.dependents.is_empty() {
-                let ids: Vec<&str> = story.dependents.iter().map(|r| r.id.as_str()).collect();
-                let text = format!("{} check(s) depend on it and were not decided: {}", ids.len(), ids.join(", "));
-                for line in wrap(&text, BODY) {
-                    let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &line));
-                }
-            }
+    // Findings: one story per root cause, in the order `report.json` carries them (MUST first, then
+    // the cause that decides the most checks).
+    if !report.causes.is_empty() {
+        let findings: usize = report.causes.iter().map(|c| c.findings.len()).sum();
+        let title = format!("Findings: {findings} in {} root cause(s)", report.causes.len());
+        let _ = writeln!(out, "{}", p.paint(BOLD, &title));
+        for c in &report.causes {
+            cause(&mut out, report, c, &p);
         }
         out.push('\n');
     }
@@ -195,7 +175,18 @@ pub fn render(report: &Report, color: bool) -> String {
         Verdict::UsageError => (MAGENTA, "USAGE ERROR"),
         Verdict::Inconclusive => (YELLOW, "INCONCLUSIVE"),
     };
-    let _ = writeln!(out, "Verdict: {} (exit {})", p.paint(&format!("{BOLD}{style}"), label), v.exit_code);
+    // The verdict with what it rests on, wrapped: only the label is styled.
+    let over = v.graded.statement(report.run.strict);
+    let line = format!("Verdict: {label}{}{over} (exit {})", if over.is_empty() { "" } else { " " }, v.exit_code);
+    let lines = wrap(&line, WIDTH);
+    if let Some((first, rest)) = lines.split_first() {
+        let tail = first.strip_prefix(&format!("Verdict: {label}")).unwrap_or_default();
+        let _ = writeln!(out, "Verdict: {}{tail}", p.paint(&format!("{BOLD}{style}"), label));
+        // The continuation, under the label, wrapped again to fit after its indent.
+        for text in wrap(&rest.join(" "), WIDTH - 2) {
+            let _ = writeln!(out, "  {text}");
+        }
+    }
     for reason in &v.reasons {
         for line in wrap(reason, WIDTH - 2) {
             let _ = writeln!(out, "  {line}");
@@ -253,10 +244,42 @@ fn counts_line(c: &Counts, p: &Painter) -> String {
     )
 }
 
+/// One root cause: its headline, the root's finding in full, then every other check it decides,
+/// by id (wrapped, never cut).
+fn cause(out: &mut String, report: &Report, c: &Cause, p: &Painter) {
+    out.push('\n');
+    let head = format!("{} · {}", c.level.as_str().to_uppercase(), c.headline);
+    for line in wrap(&head, WIDTH) {
+        let _ = writeln!(out, "{}", p.paint(BOLD, &line));
+    }
+    let Some(root) = report.result(&c.root) else {
+        return;
+    };
+    finding(out, &root.result, p);
+    let dim = |out: &mut String, text: &str| {
+        for line in wrap_lines(text, BODY) {
+            let _ = writeln!(out, "{INDENT}{}", p.paint(DIM, &line));
+        }
+    };
+    if let Some(status) = root.baseline_status {
+        let reason = report.baseline.as_ref().and_then(|b| b.entry(&c.root)).map(|e| e.reason.as_str());
+        dim(out, &format!("baseline: {}{}", status.as_str(), reason.map(|r| format!(" ({r})")).unwrap_or_default()));
+    }
+    let same = &c.findings[1..];
+    if !same.is_empty() {
+        dim(out, &format!("{} more check(s) ended the same way: {}", same.len(), same.join(", ")));
+    }
+    // One broken prerequisite is one story: the checks it left undecided are named here.
+    if !c.waiting.is_empty() {
+        dim(out, &format!("{} check(s) depend on it and were not decided: {}", c.waiting.len(), c.waiting.join(", ")));
+    }
+}
+
 fn finding(out: &mut String, r: &CheckResult, p: &Painter) {
     let (style, tag) = match r.outcome {
         Outcome::Fail => (RED, "FAIL "),
         Outcome::Error => (MAGENTA, "ERROR"),
+        Outcome::Info => (DIM, "INFO "),
         _ => (YELLOW, "WARN "),
     };
     let section = if r.spec.section.is_empty() { String::new() } else { format!("§{}  ", r.spec.section) };

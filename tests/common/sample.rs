@@ -8,7 +8,8 @@
 
 use a2a_conform::report::json::{Report, build_report};
 use a2a_conform::report::{
-    CheckResult, Evidence, Failure, Level, Outcome, Quote, RunInfo, SkipReason, SpecRef, SuiteSource, TargetInfo,
+    CheckResult, Evidence, Failure, Level, Outcome, Quote, Reply, ReplyKind, RunInfo, SkipReason, SpecRef, SuiteSource,
+    TargetInfo,
 };
 use serde_json::json;
 
@@ -88,6 +89,7 @@ pub fn check(id: &str, profile: &str, level: Level, outcome: Outcome) -> CheckRe
         failure: None,
         measurement: None,
         evidence: vec![],
+        headline: None,
     }
 }
 
@@ -105,6 +107,12 @@ pub fn evidence(port: u16, step: &str) -> Evidence {
             "curl -X POST 'http://127.0.0.1:{port}/' -H 'authorization: [REDACTED]' -d '{{\"jsonrpc\":\"2.0\"}}'"
         )),
         elapsed_ms: 3,
+        reply: Some(Reply {
+            method: Some("SendMessage".into()),
+            kind: ReplyKind::NotJsonrpc,
+            code: None,
+            message: None,
+        }),
     }
 }
 

@@ -1,0 +1,308 @@
+//! What a finding shares with others that failed for the same reason: its fingerprint, computed
+//! from what the result holds (the failure's pointer, expected and actual, and the structured
+//! [`Reply`] of the exchange that failed), never from the wording of its message.
+
+use std::fmt;
+
+use super::model::{CheckResult, Evidence, Outcome, Reply, ReplyKind, WANTED_ERROR, WANTED_RESULT, WANTED_STREAM};
+
+/// Why a finding failed, in terms other findings can share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fingerprint {
+    /// The agent answered JSON-RPC error `code` / `message`: where another error was due
+    /// (`wanted_error`), or where a result was.
+    RpcError { code: Option<i64>, message: Option<String>, wanted_error: bool },
+    /// A JSON-RPC call got an answer that is not JSON-RPC, where `wanted` was due.
+    NotJsonrpc { status: Option<u16>, content_type: Option<String>, wanted: String },
+    /// A field the answers lack.
+    Missing { pointer: String },
+    /// The same value at the same place where another was expected.
+    Value { pointer: String, expected: String, actual: String },
+    /// The kit could not decide, for the same stated reason (an agent that stopped answering).
+    Undecided { message: String },
+    /// Nothing another finding could share: the finding is a cause of its own.
+    Alone,
+}
+
+impl Fingerprint {
+    /// The fingerprint as findings are grouped by it, with the values a run makes up (ids, ports,
+    /// times) blanked, so that two runs of one agent group alike and give the same ids; `None` for
+    /// [`Fingerprint::Alone`].
+    pub fn key(&self) -> Option<String> {
+        let blank = |s: &String| volatile_blanked(s);
+        // Only the agent's free text is blanked: codes and statuses are the story.
+        let blanked = match self {
+            Fingerprint::RpcError { code, message, wanted_error } => {
+                Fingerprint::RpcError { code: *code, message: message.as_ref().map(blank), wanted_error: *wanted_error }
+            }
+            Fingerprint::NotJsonrpc { .. } => self.clone(),
+            Fingerprint::Missing { pointer } => Fingerprint::Missing { pointer: blank(pointer) },
+            Fingerprint::Value { pointer, expected, actual } => {
+                Fingerprint::Value { pointer: blank(pointer), expected: blank(expected), actual: blank(actual) }
+            }
+            Fingerprint::Undecided { message } => Fingerprint::Undecided { message: blank(message) },
+            Fingerprint::Alone => return None,
+        };
+        Some(blanked.to_string())
+    }
+}
+
+/// The form `report.json` carries in a cause's `fingerprint`.
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fingerprint::RpcError { code, message, wanted_error } => {
+                write!(f, "JSON-RPC error {}", code_words(*code, message.as_deref()))?;
+                f.write_str(if *wanted_error { " where another error is due" } else { " where a result is due" })
+            }
+            Fingerprint::NotJsonrpc { status, content_type, wanted } => {
+                write!(f, "{} where {wanted} is due", http_words(*status, content_type.as_deref()))
+            }
+            Fingerprint::Missing { pointer } => write!(f, "{} is missing", place(pointer)),
+            Fingerprint::Value { pointer, expected, actual } => {
+                write!(f, "{} is {actual} where {expected} is due", place(pointer))
+            }
+            Fingerprint::Undecided { message } => write!(f, "undecided: {message}"),
+            Fingerprint::Alone => f.write_str("its own"),
+        }
+    }
+}
+
+/// `-32603 'Internal error'`.
+pub fn code_words(code: Option<i64>, message: Option<&str>) -> String {
+    let code = code.map_or_else(|| "without a code".to_owned(), |c| c.to_string());
+    match message {
+        Some(m) => format!("{code} '{m}'"),
+        None => code,
+    }
+}
+
+/// `HTTP 500 text/plain`.
+pub fn http_words(status: Option<u16>, content_type: Option<&str>) -> String {
+    let status = status.map_or_else(|| "no HTTP status".to_owned(), |s| format!("HTTP {s}"));
+    format!("{status} {}", content_type.unwrap_or("without a content type"))
+}
+
+fn place(pointer: &str) -> &str {
+    if pointer.is_empty() { "(root)" } else { pointer }
+}
+
+/// Whether a result is a finding: it failed, warned or could not be decided, or a MAY (or a check
+/// with no keyword sentence) found a violation.
+pub fn is_finding(r: &CheckResult) -> bool {
+    matches!(r.outcome, Outcome::Fail | Outcome::Warn | Outcome::Error)
+        || (r.outcome == Outcome::Info && r.failure.is_some())
+}
+
+/// The exchange a finding failed on: the last one of its failing step, or the only one it kept.
+pub fn failing_exchange(r: &CheckResult) -> Option<&Evidence> {
+    let step = r.failure.as_ref()?.step_id.as_deref();
+    match step {
+        Some(s) => r.evidence.iter().rev().find(|e| e.step_id.as_deref() == Some(s)),
+        None if r.evidence.len() == 1 => r.evidence.first(),
+        None => None,
+    }
+}
+
+/// The JSON-RPC call a finding failed on, when it was one.
+pub fn failing_reply(r: &CheckResult) -> Option<&Reply> {
+    failing_exchange(r).and_then(|e| e.reply.as_ref())
+}
+
+/// The fingerprint of a finding (of any result: one that is no finding is [`Fingerprint::Alone`]).
+pub fn fingerprint(r: &CheckResult) -> Fingerprint {
+    let Some(f) = r.failure.as_ref().filter(|_| is_finding(r)) else {
+        return Fingerprint::Alone;
+    };
+    let exchange = failing_exchange(r);
+    if let Some(reply) = exchange.and_then(|e| e.reply.as_ref()) {
+        let pointer = f.pointer.as_deref();
+        // The failure is about the error when it points into it, or says nothing more precise.
+        let about_error = pointer.is_some_and(|p| p.starts_with("/error"))
+            || (pointer.is_none() && f.expected.is_none() && f.actual.is_none());
+        if reply.kind == ReplyKind::Error && about_error {
+            return Fingerprint::RpcError {
+                code: reply.code,
+                message: reply.message.clone(),
+                wanted_error: pointer.is_some_and(|p| p.starts_with("/error/")),
+            };
+        }
+        // Not JSON-RPC is the story when the failure is about the kind of answer (no place in
+        // it, or a kind of answer due), not about a value read from it.
+        let about_kind = pointer.is_none()
+            || f.expected.as_deref().is_some_and(|e| [WANTED_ERROR, WANTED_RESULT, WANTED_STREAM].contains(&e));
+        if reply.kind == ReplyKind::NotJsonrpc && about_kind {
+            return Fingerprint::NotJsonrpc {
+                status: exchange.and_then(|e| e.status),
+                content_type: exchange.and_then(content_type),
+                wanted: f.expected.clone().unwrap_or_else(|| "a JSON-RPC answer".to_owned()),
+            };
+        }
+    }
+    match (&f.pointer, &f.expected, &f.actual) {
+        (Some(p), _, Some(a)) if a == "<absent>" => Fingerprint::Missing { pointer: p.clone() },
+        (Some(p), Some(e), Some(a)) => {
+            Fingerprint::Value { pointer: p.clone(), expected: e.clone(), actual: a.clone() }
+        }
+        _ if r.outcome == Outcome::Error => Fingerprint::Undecided { message: f.message.clone() },
+        _ => Fingerprint::Alone,
+    }
+}
+
+/// The media type of an exchange's answer, without parameters (`text/plain; charset=utf-8` is
+/// `text/plain`).
+fn content_type(e: &Evidence) -> Option<String> {
+    e.response_headers.iter().find_map(|h| {
+        let (name, value) = h.split_once(':')?;
+        name.trim().eq_ignore_ascii_case("content-type").then(|| {
+            let media = value.split(';').next().unwrap_or("").trim();
+            media.to_ascii_lowercase()
+        })
+    })
+}
+
+/// `text` with every word that looks made up by a run replaced by `#`: a word (letters and digits,
+/// joined by inner hyphens)
+/// with four digits or more (a port, a time, a count), or of eight characters or more with a digit
+/// (an id). Short numbers and words keep their text.
+fn volatile_blanked(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let digits = word.chars().filter(char::is_ascii_digit).count();
+        if digits >= 4 || (word.len() >= 8 && digits > 0) {
+            out.push('#');
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        // A hyphen inside a word joins it (a UUID is one id, not five short words).
+        let joins = c == '-' && !word.is_empty() && chars.peek().is_some_and(char::is_ascii_alphanumeric);
+        if c.is_ascii_alphanumeric() || joins {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{CheckMeta, Failure};
+
+    fn exchange(step: &str, status: u16, content_type: &str, reply: Reply) -> Evidence {
+        Evidence {
+            step_id: Some(step.into()),
+            method: "POST".into(),
+            status: Some(status),
+            response_headers: vec![format!("Content-Type: {content_type}")],
+            reply: Some(reply),
+            ..Evidence::default()
+        }
+    }
+
+    fn finding(failure: Failure, evidence: Vec<Evidence>) -> CheckResult {
+        CheckResult { failure: Some(failure), evidence, ..CheckResult::new(&CheckMeta::sample("X"), Outcome::Fail) }
+    }
+
+    fn error_reply(code: i64, message: &str) -> Reply {
+        Reply {
+            method: Some("GetTask".into()),
+            kind: ReplyKind::Error,
+            code: Some(code),
+            message: Some(message.into()),
+        }
+    }
+
+    #[test]
+    fn a_wrong_code_is_the_error_the_agent_answered() {
+        let wrong = |expected: &str| Failure {
+            message: "error code: expected …".into(),
+            step_id: Some("get".into()),
+            pointer: Some("/error/code".into()),
+            expected: Some(expected.into()),
+            actual: Some("-32000".into()),
+        };
+        let reply = || vec![exchange("get", 200, "application/json", error_reply(-32000, "Server error"))];
+        let a = fingerprint(&finding(wrong("-32001"), reply()));
+        let b = fingerprint(&finding(wrong("-32602"), reply()));
+        // Whatever code was due, the agent said the same thing.
+        assert_eq!(a, b);
+        assert_eq!(a.to_string(), "JSON-RPC error -32000 'Server error' where another error is due");
+        // An error where a result was due is another story.
+        let instead = Failure { pointer: Some("/error".into()), expected: Some("a result".into()), ..wrong("") };
+        let c = fingerprint(&finding(instead, reply()));
+        assert_eq!(c.to_string(), "JSON-RPC error -32000 'Server error' where a result is due");
+    }
+
+    #[test]
+    fn an_answer_that_is_not_json_rpc_is_its_status_and_content_type() {
+        let failure = Failure {
+            message: "the answer is not JSON-RPC: …".into(),
+            step_id: Some("send".into()),
+            expected: Some(WANTED_ERROR.into()),
+            actual: Some("HTTP 500 text/plain; charset=utf-8".into()),
+            ..Failure::default()
+        };
+        let reply = Reply { method: Some("SendMessage".into()), ..Reply::default() };
+        let other = exchange("other", 200, "application/json", error_reply(-1, "x"));
+        let r = finding(failure, vec![exchange("send", 500, "text/plain; charset=utf-8", reply), other]);
+        assert_eq!(
+            fingerprint(&r),
+            Fingerprint::NotJsonrpc {
+                status: Some(500),
+                content_type: Some("text/plain".into()),
+                wanted: WANTED_ERROR.into()
+            }
+        );
+        assert_eq!(failing_reply(&r).and_then(|x| x.method.as_deref()), Some("SendMessage"));
+    }
+
+    #[test]
+    fn values_and_missing_fields_are_their_place() {
+        let at = |actual: &str| Failure {
+            message: "m".into(),
+            pointer: Some("/task/status/state".into()),
+            expected: Some("\"TASK_STATE_COMPLETED\"".into()),
+            actual: Some(actual.into()),
+            ..Failure::default()
+        };
+        assert_eq!(
+            fingerprint(&finding(at("<absent>"), vec![])),
+            Fingerprint::Missing { pointer: "/task/status/state".into() }
+        );
+        assert!(matches!(fingerprint(&finding(at("\"TASK_STATE_WORKING\""), vec![])), Fingerprint::Value { .. }));
+        let bare = Failure { message: "m".into(), ..Failure::default() };
+        assert_eq!(fingerprint(&finding(bare.clone(), vec![])), Fingerprint::Alone);
+        let undecided = CheckResult { outcome: Outcome::Error, ..finding(bare, vec![]) };
+        assert_eq!(fingerprint(&undecided), Fingerprint::Undecided { message: "m".into() });
+        assert_eq!(fingerprint(&CheckResult::new(&CheckMeta::sample("P"), Outcome::Pass)), Fingerprint::Alone);
+    }
+
+    #[test]
+    fn keys_blank_what_a_run_makes_up() {
+        let a = Fingerprint::Undecided { message: "cannot connect to 127.0.0.1:41241 for task 5f3ca2b1e9".into() };
+        let b = Fingerprint::Undecided { message: "cannot connect to 127.0.0.1:50123 for task 77aa01bc3f".into() };
+        assert_eq!(a.key(), b.key());
+        assert_eq!(a.key().unwrap(), "undecided: cannot connect to 127.0.0.1:# for task #");
+        let uuid = |id: &str| Fingerprint::RpcError {
+            code: Some(-32004),
+            message: Some(format!("task {id} is in terminal state")),
+            wanted_error: true,
+        };
+        let (u, v) = (uuid("431b7e06-3db1-4e0d-a42f-d3c27372d421"), uuid("f8a19c2c-48d2-4302-b3df-85fc565d87cf"));
+        assert_eq!(u.key(), v.key());
+        assert!(u.key().unwrap().contains("'task # is in terminal state'"), "{:?}", u.key());
+        let code =
+            Fingerprint::RpcError { code: Some(-32001), message: Some("Task not found".into()), wanted_error: true };
+        assert!(code.key().unwrap().contains("-32001 'Task not found'"));
+        assert_eq!(Fingerprint::Alone.key(), None);
+    }
+}

@@ -1,0 +1,196 @@
+//! A root cause in one line of plain words: what the agent did, where it matters, and how many
+//! checks it decides ("Errors are answered with code -32000 'Server error' (31 checks)", "SendMessage
+//! fails: HTTP 500 text/plain (16 checks wait on it)"). A result that carries its own `headline`, or
+//! a diagnosis that explains the root, says it better than the kit's reading of the fingerprint.
+
+use super::causes::DIAGNOSES;
+use super::fingerprint::{Fingerprint, code_words, failing_reply, http_words};
+use super::model::{CheckResult, WANTED_ERROR, WANTED_RESULT, WANTED_STREAM};
+use super::text::truncate;
+
+/// Longest value (an expected or actual JSON, an error message) quoted inside a headline; the
+/// finding below it gives the whole.
+const MAX_VALUE: usize = 60;
+/// Longest error message quoted inside a headline: an agent's message says what it meant, and
+/// its end (the state it saw) is often the point.
+const MAX_MESSAGE: usize = 160;
+
+/// The headline of the cause whose findings are `members` (the root first) and that leaves
+/// `waiting` undecided; `print` is the root's fingerprint.
+pub fn of(members: &[&CheckResult], waiting: &[&CheckResult], print: &Fingerprint) -> String {
+    let is_diagnosis = |r: &CheckResult| DIAGNOSES.iter().any(|(d, _)| *d == r.id);
+    let told = members.iter().find_map(|r| r.headline.clone()).or_else(|| {
+        members.iter().find(|r| is_diagnosis(r)).and_then(|r| r.failure.as_ref()).map(|f| first_line(&f.message))
+    });
+    let decided: Vec<&CheckResult> = members.iter().copied().filter(|r| !is_diagnosis(r)).collect();
+    let decided = if decided.is_empty() { members.to_vec() } else { decided };
+    let words = told.unwrap_or_else(|| kit_words(&decided, print));
+    format!("{}{}", capitalized(&words), counts(decided.len(), waiting.len()))
+}
+
+/// How many checks the cause decides, after the words: nothing for a finding alone.
+fn counts(findings: usize, waiting: usize) -> String {
+    let checks = |n: usize| if n == 1 { "1 check".to_owned() } else { format!("{n} checks") };
+    match (findings, waiting) {
+        (_, 0) if findings <= 1 => String::new(),
+        (_, 0) => format!(" ({})", checks(findings)),
+        (1, 1) => " (1 check waits on it)".into(),
+        (1, w) => format!(" ({w} checks wait on it)"),
+        (f, w) => format!(" ({f} checks; {w} more wait on them)"),
+    }
+}
+
+/// The kit's words for a fingerprint.
+fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
+    let root = members[0];
+    let one = members.len() == 1;
+    let method = method_of(members);
+    let expected = root.failure.as_ref().and_then(|f| f.expected.as_deref()).unwrap_or("another value");
+    match print {
+        Fingerprint::RpcError { code, message, wanted_error: true } => {
+            let error = code_words(*code, message.as_deref().map(|m| truncate(m, MAX_MESSAGE)).as_deref());
+            match (one, method) {
+                (false, _) => format!("Errors are answered with code {error}"),
+                (true, Some(m)) => format!("{m} answers error {error} where {} is due", truncate(expected, MAX_VALUE)),
+                (true, None) => {
+                    format!("An error is answered with code {error} where {} is due", truncate(expected, MAX_VALUE))
+                }
+            }
+        }
+        Fingerprint::RpcError { code, message, wanted_error: false } => {
+            let error = code_words(*code, message.as_deref().map(|m| truncate(m, MAX_MESSAGE)).as_deref());
+            match (one, method) {
+                (_, Some(m)) => format!("{m} fails: JSON-RPC error {error}"),
+                (true, None) => format!("A call fails: JSON-RPC error {error}"),
+                (false, None) => format!("Calls fail with JSON-RPC error {error}"),
+            }
+        }
+        Fingerprint::NotJsonrpc { status, content_type, wanted } => {
+            let http = http_words(*status, content_type.as_deref());
+            match (wanted.as_str(), one, method) {
+                (WANTED_ERROR, false, _) => format!("Errors are answered {http}, not as JSON-RPC errors"),
+                (WANTED_ERROR, true, Some(m)) => format!("{m} answers {http} where a JSON-RPC error is due"),
+                (WANTED_ERROR, true, None) => format!("An error is answered {http}, not as a JSON-RPC error"),
+                (WANTED_RESULT, _, Some(m)) => format!("{m} fails: {http}"),
+                (WANTED_RESULT, true, None) => format!("A call fails: {http}"),
+                (WANTED_RESULT, false, None) => format!("Calls fail: {http}"),
+                (WANTED_STREAM, _, Some(m)) => format!("{m} answers {http}, not an SSE stream"),
+                (WANTED_STREAM, _, None) => format!("Streams are answered {http}, not as SSE"),
+                (other, _, Some(m)) => format!("{m} answers {http} where {} is due", truncate(other, MAX_VALUE)),
+                (other, _, None) => format!("Calls are answered {http} where {} is due", truncate(other, MAX_VALUE)),
+            }
+        }
+        Fingerprint::Missing { pointer } => match (one, method) {
+            (true, Some(m)) => format!("{m}'s answer lacks {}", place(pointer)),
+            (false, Some(m)) => format!("{m}'s answers lack {}", place(pointer)),
+            (true, None) => format!("The answer lacks {}", place(pointer)),
+            (false, None) => format!("Answers lack {}", place(pointer)),
+        },
+        // One wrong value is told best by the check's own words, which say what the value means.
+        Fingerprint::Value { .. } if one && root.failure.as_ref().is_some_and(|f| !f.message.is_empty()) => {
+            root.failure.as_ref().map(|f| first_line(&f.message)).unwrap_or_default()
+        }
+        Fingerprint::Value { pointer, expected, actual } => {
+            let (e, a) = (truncate(expected, MAX_VALUE), truncate(actual, MAX_VALUE));
+            match (one, method) {
+                (true, Some(m)) => format!("{m}'s answer has {a} at {} where {e} is due", place(pointer)),
+                (false, Some(m)) => format!("{m}'s answers have {a} at {} where {e} is due", place(pointer)),
+                (true, None) => format!("The answer has {a} at {} where {e} is due", place(pointer)),
+                (false, None) => format!("Answers have {a} at {} where {e} is due", place(pointer)),
+            }
+        }
+        Fingerprint::Undecided { message } => format!("Could not be decided: {}", first_line(message)),
+        // A failure of its own is told in its own words, whole: they are the reason.
+        Fingerprint::Alone => root.failure.as_ref().map_or_else(|| root.title.clone(), |f| first_line(&f.message)),
+    }
+}
+
+/// The JSON-RPC method every member failed on, when they all failed on the same one.
+fn method_of<'a>(members: &[&'a CheckResult]) -> Option<&'a str> {
+    let mut methods = members.iter().map(|r| failing_reply(r).and_then(|x| x.method.as_deref()));
+    let first = methods.next()??;
+    methods.all(|m| m == Some(first)).then_some(first)
+}
+
+fn place(pointer: &str) -> &str {
+    if pointer.is_empty() { "the root" } else { pointer }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").to_owned()
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{CheckMeta, Evidence, Failure, Outcome, Reply};
+
+    fn failed_call(id: &str, method: Option<&str>, wanted: &str) -> CheckResult {
+        CheckResult {
+            failure: Some(Failure {
+                message: "the answer is not JSON-RPC".into(),
+                step_id: Some("s".into()),
+                expected: Some(wanted.into()),
+                actual: Some("HTTP 500 text/plain".into()),
+                ..Failure::default()
+            }),
+            evidence: vec![Evidence {
+                step_id: Some("s".into()),
+                status: Some(500),
+                response_headers: vec!["content-type: text/plain".into()],
+                reply: Some(Reply { method: method.map(str::to_owned), ..Reply::default() }),
+                ..Evidence::default()
+            }],
+            ..CheckResult::new(&CheckMeta::sample(id), Outcome::Fail)
+        }
+    }
+
+    fn headline(members: &[CheckResult], waiting: usize) -> String {
+        let refs: Vec<&CheckResult> = members.iter().collect();
+        let skip = CheckResult::new(&CheckMeta::sample("D"), Outcome::Skip);
+        let waiting: Vec<&CheckResult> = std::iter::repeat_n(&skip, waiting).collect();
+        of(&refs, &waiting, &crate::report::fingerprint::fingerprint(&members[0]))
+    }
+
+    #[test]
+    fn a_broken_call_is_told_by_its_method_and_what_came_back() {
+        let send = failed_call("CORE-SEND-001", Some("SendMessage"), WANTED_RESULT);
+        assert_eq!(
+            headline(std::slice::from_ref(&send), 16),
+            "SendMessage fails: HTTP 500 text/plain (16 checks wait on it)"
+        );
+        assert_eq!(headline(&[send], 0), "SendMessage fails: HTTP 500 text/plain");
+        let errors: Vec<CheckResult> = (0..9).map(|i| failed_call(&format!("E{i}"), None, WANTED_ERROR)).collect();
+        assert_eq!(headline(&errors, 0), "Errors are answered HTTP 500 text/plain, not as JSON-RPC errors (9 checks)");
+        assert_eq!(
+            headline(&errors[..2], 3),
+            "Errors are answered HTTP 500 text/plain, not as JSON-RPC errors (2 checks; 3 more wait on them)"
+        );
+        let stream = failed_call("S", Some("SendStreamingMessage"), WANTED_STREAM);
+        assert_eq!(
+            headline(&[stream], 1),
+            "SendStreamingMessage answers HTTP 500 text/plain, not an SSE stream (1 check waits on it)"
+        );
+    }
+
+    #[test]
+    fn a_failure_of_its_own_is_told_whole_in_its_words() {
+        let long = format!(
+            "suite data: {}: Additional properties are not allowed ('expect_eror' was unexpected)",
+            "/x".repeat(80)
+        );
+        let r = CheckResult {
+            failure: Some(Failure { message: format!("{long}\nsecond line"), ..Failure::default() }),
+            ..CheckResult::new(&CheckMeta::sample("X"), Outcome::Error)
+        };
+        assert_eq!(headline(&[r], 0), format!("Could not be decided: {long}"));
+        let told =
+            CheckResult { headline: Some("the agent speaks 0.3".into()), ..failed_call("A", None, WANTED_RESULT) };
+        assert_eq!(headline(&[told], 2), "The agent speaks 0.3 (2 checks wait on it)");
+    }
+}
