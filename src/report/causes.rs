@@ -26,6 +26,22 @@ impl Story<'_> {
     }
 }
 
+/// The synthetic check that diagnoses a failing neutral SendMessage: what the agent accepts and
+/// refuses, in plain words. It is told before the findings it explains.
+pub const DIAGNOSIS: &str = "KIT-DIAG-001";
+
+/// The diagnosis, when one ran and found something (an info result with a failure).
+pub fn diagnosis(report: &Report) -> Option<&CheckResult> {
+    report.checks().find(|r| r.id == DIAGNOSIS && r.failure.is_some())
+}
+
+/// How a result graded under the run's workaround says so, in one line; `None` for one graded as
+/// written.
+pub fn workaround_line(r: &CheckResult) -> Option<String> {
+    (!r.workaround.is_empty())
+        .then(|| format!("graded under the workaround ({DIAGNOSIS}): {}", r.workaround.join("; ")))
+}
+
 /// Outcomes that are findings, in the order they are told.
 pub const FINDINGS: [Outcome; 3] = [Outcome::Fail, Outcome::Error, Outcome::Warn];
 

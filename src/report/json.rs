@@ -14,7 +14,7 @@ use super::model::{
 };
 
 /// Version of the report format; bump minor for additive changes, major for removals or renames.
-pub const SCHEMA_VERSION: &str = "1.3.0";
+pub const SCHEMA_VERSION: &str = "1.4.0";
 
 /// ACTS format version the report is a superset of.
 pub const ACTS_VERSION: &str = "1.0";
@@ -367,6 +367,7 @@ mod tests {
             duration_ms: 1,
             failure: None,
             measurement: None,
+            workaround: vec![],
             evidence: vec![],
         }
     }

@@ -76,6 +76,11 @@ pub fn to_markdown(report: &Report) -> String {
     }
     out.push('\n');
 
+    if let Some(d) = causes::diagnosis(report)
+        && let Some(f) = &d.failure
+    {
+        let _ = writeln!(out, "**Diagnosis** (`{}`): {}\n", d.id, cell(&f.message));
+    }
     let stories = causes::stories(report);
     if !stories.is_empty() {
         let _ = writeln!(out, "**Findings** ({} in {} root cause(s)):\n", causes::finding_count(report), stories.len());
@@ -108,6 +113,9 @@ pub fn to_markdown(report: &Report) -> String {
             if !story.dependents.is_empty() {
                 let ids: Vec<&str> = story.dependents.iter().map(|x| x.id.as_str()).collect();
                 let _ = write!(out, "; {} check(s) depend on it ({})", ids.len(), ids_text(&ids));
+            }
+            if let Some(text) = causes::workaround_line(r) {
+                let _ = write!(out, " _({})_", cell(&text));
             }
             out.push('\n');
         }

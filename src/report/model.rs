@@ -266,6 +266,11 @@ pub struct CheckResult {
     /// A measurement, for info outcomes (and extra facts on others).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measurement: Option<String>,
+    /// Graded under the run's workaround: what the kit changed in this check's requests (or in how
+    /// it read their answers) because the diagnosis (KIT-DIAG-001) found the agent refuses the 1.0
+    /// spelling. Empty for a check graded as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workaround: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<Evidence>,
 }
@@ -318,6 +323,7 @@ impl CheckResult {
             duration_ms: 0,
             failure: None,
             measurement: None,
+            workaround: Vec::new(),
             evidence: Vec::new(),
         }
     }
@@ -567,6 +573,7 @@ mod tests {
             duration_ms: 0,
             failure: None,
             measurement: None,
+            workaround: vec![],
             evidence: vec![],
         }
     }

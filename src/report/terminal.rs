@@ -105,6 +105,22 @@ pub fn render(report: &Report, color: bool) -> String {
     }
     out.push('\n');
 
+    // The diagnosis of a failing neutral SendMessage explains the findings below: told first.
+    if let Some(d) = causes::diagnosis(report)
+        && let Some(f) = &d.failure
+    {
+        let _ = writeln!(out, "{}", p.paint(BOLD, &format!("Diagnosis ({})", d.id)));
+        for line in wrap_lines(&f.message, WIDTH - 2) {
+            let _ = writeln!(out, "  {line}");
+        }
+        for line in f.actual.iter().flat_map(|a| a.lines()) {
+            for l in wrap_lines(line, WIDTH - 4) {
+                let _ = writeln!(out, "    {}", p.paint(DIM, &l));
+            }
+        }
+        out.push('\n');
+    }
+
     // Findings: fail first, then error, then warn; each in run order, told once per root cause.
     let stories = causes::stories(report);
     if !stories.is_empty() {
@@ -285,6 +301,11 @@ fn finding(out: &mut String, r: &CheckResult, p: &Painter) {
     };
     for line in wrap_lines(&f.message, BODY) {
         let _ = writeln!(out, "{INDENT}{line}");
+    }
+    if let Some(text) = causes::workaround_line(r) {
+        for line in wrap_lines(&text, BODY) {
+            let _ = writeln!(out, "{INDENT}{}", p.paint(YELLOW, &line));
+        }
     }
     let mut place = Vec::new();
     if let Some(s) = &f.step_id {
