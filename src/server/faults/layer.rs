@@ -63,6 +63,9 @@ pub async fn commit(State(faults): State<Arc<ActiveFaults>>, req: Request, next:
             Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
                 Ok(mut env) if env.is_object() => {
                     method = env.get("method").and_then(Value::as_str).map(str::to_owned);
+                    if apply::refuses_proto_enums(&faults, &mut env) {
+                        return crash();
+                    }
                     apply::mutate_request(&faults, &mut env);
                     parts.headers.remove(header::CONTENT_LENGTH);
                     Body::from(env.to_string())
@@ -87,6 +90,16 @@ pub async fn commit(State(faults): State<Arc<ActiveFaults>>, req: Request, next:
     let req_headers = parts.headers.clone();
     let resp = next.run(Request::from_parts(parts, body)).await;
     rewrite_response(&faults, method, is_card, &req_headers, resp).await
+}
+
+/// What a web framework answers when the handler fails on a request it could not read: no
+/// JSON-RPC at all (orxhestra's answer to `"role": "ROLE_USER"`).
+fn crash() -> Response {
+    Response::builder()
+        .status(StatusCode::INTERNAL_SERVER_ERROR)
+        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .body(Body::from("Internal Server Error"))
+        .unwrap_or_default()
 }
 
 async fn rewrite_response(
