@@ -57,7 +57,7 @@ async fn start_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<St
 }
 
 /// The check that grades SendMessage itself.
-const SEND_ANCHOR: &str = "CORE-SEND-001";
+const SEND_ANCHOR: &str = super::diagnose::ANCHOR;
 
 async fn start_task_inner(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<String, StepFail> {
     let params = normalize_params("send_message", message(text), &run.ctx.tenant, &run.ctx.behaviors);
@@ -68,7 +68,8 @@ async fn start_task_inner(run: &mut CheckRun<'_>, step: &str, text: &str) -> Res
         return Err(cut_by_kit(step, run.ctx.client.config().max_body_bytes));
     }
     let v = x.json().map_err(|e| StepFail::violation(step, format!("SendMessage answer is not JSON: {e}")))?;
-    v.pointer("/result/task/id").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
+    let result = v.get("result").map(|r| run.read_send(r).unwrap_or_else(|| r.clone())).unwrap_or_default();
+    result.pointer("/task/id").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
         StepFail::Violation(Failure {
             message: "SendMessage did not return a task".into(),
             step_id: Some(step.into()),
@@ -321,10 +322,11 @@ async fn start_with_push_config(run: &mut CheckRun<'_>, config: Value) -> Result
         return Err(cut_by_kit("start", run.ctx.client.config().max_body_bytes));
     }
     let v = x.json().map_err(|e| StepFail::violation("start", format!("SendMessage answer is not JSON: {e}")))?;
-    if v.pointer("/result/task/id").is_some() {
+    let result = v.get("result").map(|r| run.read_send(r).unwrap_or_else(|| r.clone())).unwrap_or_default();
+    if result.pointer("/task/id").is_some() {
         return Ok(());
     }
-    if v.pointer("/result/message").is_some() {
+    if result.get("message").is_some() {
         return Err(StepFail::Skip(
             SkipReason::BehaviorNotAvailable,
             format!(
