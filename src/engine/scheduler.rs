@@ -178,6 +178,11 @@ async fn run_one(
     if own_finding {
         causes.extend(check.test.depends_on.iter().filter(|c| !causes.contains(c)).cloned().collect::<Vec<_>>());
     }
+    // Graded under the workaround, the check sent what the agent accepts: CORE-SEND-001's refusal
+    // of the 1.0 spelling is not why it ended this way, so its finding stays its own.
+    if !result.workaround.is_empty() {
+        causes.retain(|c| c != diagnose::ANCHOR);
+    }
     let mut deferred = None;
     for cause in causes {
         if let Some(ending) = settled_outcome(settled, &cause, timeout).await
