@@ -22,7 +22,7 @@ const INTERFACE: &str = "KIT-IFACE-001";
 
 /// The check whose neutral SendMessage the diagnosis repeats: graded on the true 1.0 request, never
 /// under the workaround.
-pub const ANCHOR: &str = "CORE-SEND-001";
+pub const ANCHOR: &str = crate::report::causes::DIAGNOSED;
 
 /// Bound on the whole diagnosis.
 pub const BOUND: Duration = Duration::from_secs(30);

@@ -30,6 +30,11 @@ impl Story<'_> {
 /// refuses, in plain words. It is told before the findings it explains.
 pub const DIAGNOSIS: &str = "KIT-DIAG-001";
 
+/// The check whose failing request the diagnosis varies: when a diagnosis found something, its
+/// failure is the root finding and is told first, even when the workaround left nothing waiting
+/// on it.
+pub const DIAGNOSED: &str = "CORE-SEND-001";
+
 /// The diagnosis, when one ran and found something (an info result with a failure).
 pub fn diagnosis(report: &Report) -> Option<&CheckResult> {
     report.checks().find(|r| r.id == DIAGNOSIS && r.failure.is_some())
@@ -83,6 +88,11 @@ pub fn stories(report: &Report) -> Vec<Story<'_>> {
         }
         // A stable sort: equally large stories keep their run order.
         out[first..].sort_by_key(|s: &Story<'_>| std::cmp::Reverse(s.dependents.len()));
+        if diagnosis(report).is_some()
+            && let Some(i) = out[first..].iter().position(|s| s.lead.id == DIAGNOSED)
+        {
+            out[first..=first + i].rotate_right(1);
+        }
     }
     out
 }
@@ -139,5 +149,22 @@ mod tests {
         // A check waiting on any check of the story is told with it.
         assert_eq!(stories[2].dependents.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["D2"]);
         assert_eq!(finding_count(&report), 6);
+    }
+
+    #[test]
+    fn the_diagnosed_failure_is_told_first() {
+        let results = vec![
+            with("F", Outcome::Fail, "broken"),
+            dependent("D1", "F"),
+            with(DIAGNOSED, Outcome::Fail, "HTTP 500"),
+            with(DIAGNOSIS, Outcome::Info, "SendMessage answers HTTP 500 to role ROLE_USER ..."),
+        ];
+        let report = build_report(&RunInfo::default(), &results, 0);
+        let leads: Vec<String> = stories(&report).iter().map(|s| s.lead.id.clone()).collect();
+        assert_eq!(leads, [DIAGNOSED, "F"]);
+        // Without a diagnosis that found something, the story with most dependents leads.
+        let results = vec![results[0].clone(), results[1].clone(), results[2].clone()];
+        let report = build_report(&RunInfo::default(), &results, 0);
+        assert_eq!(stories(&report)[0].lead.id, "F");
     }
 }
