@@ -160,6 +160,11 @@ pub struct CheckArgs {
     /// Bound on the whole run in seconds: checks still running or waiting then end as error.
     #[arg(long, default_value_t = 600)]
     pub deadline: u64,
+    /// Grade every check as written even when the diagnosis (KIT-DIAG-001) finds a 0.3 spelling
+    /// the agent accepts: the checks that need a task then wait on CORE-SEND-001. By default the
+    /// other checks' requests are sent that way, and each result graded so says it was.
+    #[arg(long)]
+    pub no_workaround: bool,
     /// Print run events as JSON lines on stdout instead of the summary.
     #[arg(long)]
     pub json_lines: bool,
@@ -547,6 +552,7 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
         allow_hosts: args.allow_hosts.clone(),
         rpc_url: args.rpc_url.clone(),
         deadline: std::time::Duration::from_secs(args.deadline.max(1)),
+        workaround: !args.no_workaround,
         baseline: match &args.baseline {
             Some(path) => Some(Baseline::load(path).map_err(|e| anyhow::anyhow!("--baseline: {e}"))?),
             None => None,

@@ -70,6 +70,7 @@ fn check(id: &str, profile: &str, level: Level, outcome: Outcome) -> CheckResult
         duration_ms: 250,
         failure: None,
         measurement: None,
+        workaround: vec![],
         evidence: vec![],
         headline: None,
     }

@@ -16,10 +16,11 @@ use crate::client::http::{ClientConfig, HttpClient};
 use crate::client::redact::Redactor;
 use crate::engine::behaviors;
 use crate::engine::context::{Callers, Ctx};
+use crate::engine::diagnose;
 use crate::engine::evidence::ToEvidence as _;
 use crate::engine::guard::{CANARY_HEADER, Guard};
 use crate::engine::reach;
-use crate::engine::scheduler::{self, INTERFACE};
+use crate::engine::scheduler::{self, DIAGNOSIS, INTERFACE};
 use crate::engine::webhook::WebhookReceiver;
 use crate::report::baseline::{self, Baseline, Overlay};
 use crate::report::files::{FileSink, Format};
@@ -101,6 +102,9 @@ pub struct CheckOptions {
     pub header_b: Vec<(String, String)>,
     /// Public keys trusted to sign the agent's cards (`--trust-key`).
     pub trust_keys: Vec<PublicKey>,
+    /// When the diagnosis finds a 0.3 spelling the agent accepts, send every other check's
+    /// requests that way (`--no-workaround` turns it off).
+    pub workaround: bool,
 }
 
 impl CheckOptions {
@@ -127,6 +131,7 @@ impl CheckOptions {
             baseline: None,
             header_b: Vec::new(),
             trust_keys: Vec::new(),
+            workaround: true,
         }
     }
 }
@@ -448,7 +453,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         None
     };
     let target = target_info(opts, &discovery, notes);
-    let ctx = Arc::new(Ctx {
+    let mut ctx = Ctx {
         client,
         redactor,
         rpc_url: rpc_url.unwrap_or_default(),
@@ -470,12 +475,29 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
             second: opts.header_b.clone(),
         },
         trust_keys: opts.trust_keys.clone(),
-    });
+        diagnosis: None,
+        workaround: None,
+    };
+    // Before any check: when the neutral SendMessage fails, find out why, and what to send instead.
+    let diagnose_it = checks.iter().any(|c| c.test.id == DIAGNOSIS && c.disposition == Disposition::Run)
+        && ctx.interface_problem.is_none();
+    let mut spent = Duration::ZERO;
+    if diagnose_it {
+        let d = diagnose::run(&ctx, opts.deadline).await;
+        spent = d.elapsed;
+        if opts.workaround {
+            ctx.workaround = d.workaround.clone();
+        }
+        ctx.diagnosis = Some(d);
+    }
+    let ctx = Arc::new(ctx);
     let deadline = {
         let ctx = ctx.clone();
         let limit = opts.deadline;
+        // The diagnosis spent part of the run's time already.
+        let left = limit.saturating_sub(spent);
         tokio::spawn(async move {
-            tokio::time::sleep(limit).await;
+            tokio::time::sleep(left).await;
             ctx.guard.stop(format!("the run deadline ({} s, --deadline) was reached", limit.as_secs()));
         })
     };

@@ -48,7 +48,8 @@ async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> 
     let params = normalize_params(op, params, &ctx.tenant, &Behaviors::None);
     let id = json!(format!("kit-confirm-{}", uuid::Uuid::new_v4().simple()));
     if streaming {
-        let req = rpc_stream_request(&ctx.rpc_url, &id, "SendStreamingMessage", Some(params));
+        let mut req = rpc_stream_request(&ctx.rpc_url, &id, "SendStreamingMessage", Some(params));
+        ctx.adapt(&mut req);
         let limits = crate::sse::SseLimits { total_timeout: ctx.patience, ..ctx.client.config().sse.clone() };
         let x = ctx.exchange_stream("behaviour map", req, &limits, None).await?;
         if !x.is_sse() {
@@ -93,12 +94,15 @@ async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> 
 
 async fn send(ctx: &Ctx, params: Value) -> Result<Value, String> {
     let id = json!(format!("kit-confirm-{}", uuid::Uuid::new_v4().simple()));
-    let x = ctx.exchange("behaviour map", rpc_request(&ctx.rpc_url, &id, "SendMessage", Some(params))).await?;
+    let mut req = rpc_request(&ctx.rpc_url, &id, "SendMessage", Some(params));
+    ctx.adapt(&mut req);
+    let x = ctx.exchange("behaviour map", req).await?;
     let v = x.json().map_err(|e| ctx.redactor.redact(&e))?;
     if let Some(err) = v.get("error") {
         return Err(format!("the agent answered with error {}", compact(err)));
     }
-    v.get("result").cloned().ok_or_else(|| format!("no result in {}", compact(&v)))
+    let result = v.get("result").ok_or_else(|| format!("no result in {}", compact(&v)))?;
+    Ok(ctx.read_send(result).unwrap_or_else(|| result.clone()))
 }
 
 fn check_result(result: &Value, c: &Confirm) -> Result<(), String> {

@@ -1,15 +1,18 @@
 //! What a running check holds: the run-wide context (client, card, receiver, settings), the
-//! check's own variables and evidence, and how a step stops (violation or undecided). Every other
-//! engine file works on these types; this one imports none of them.
+//! check's own variables and evidence, what the run's workaround changed for it, and how a step
+//! stops (violation or undecided). Every other engine file works on these types; this one imports
+//! only the run-wide parts a context holds (guard, receiver, diagnosis, workaround).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
 
+use super::diagnose::{ANCHOR, Diagnosis};
 use super::guard::Guard;
 use super::ids::IdLedger;
 use super::webhook::WebhookReceiver;
+use super::workaround::Workaround;
 use crate::client::discovery::Discovery;
 use crate::client::http::{HttpClient, HttpExchange, HttpRequest, StreamExchange};
 use crate::client::redact::Redactor;
@@ -63,6 +66,12 @@ pub struct Ctx {
     pub callers: Callers,
     /// Keys the user trusts to sign the agent's cards (`--trust-key`).
     pub trust_keys: Vec<crate::card::PublicKey>,
+    /// What the diagnosis of the neutral SendMessage found (KIT-DIAG-001); `None` when it did not
+    /// run.
+    pub diagnosis: Option<Diagnosis>,
+    /// The change the diagnosis found and the run applies to every check's requests but
+    /// CORE-SEND-001's (off with `--no-workaround`).
+    pub workaround: Option<Workaround>,
 }
 
 /// Whose credentials a request carries (ext step `caller`).
@@ -91,6 +100,17 @@ impl Ctx {
         self.guard.scan_exchange(origin, &x);
         self.ids.lock().unwrap_or_else(|p| p.into_inner()).note(origin, &x);
         Ok(x)
+    }
+
+    /// Applies the run's workaround to a request the kit makes on its own behalf (not a check's);
+    /// returns what changed.
+    pub fn adapt(&self, req: &mut HttpRequest) -> Vec<&'static str> {
+        self.workaround.as_ref().map(|w| w.rewrite(req, &self.rpc_url, false)).unwrap_or_default()
+    }
+
+    /// A SendMessage result as the run reads it: wrapped when the workaround reads bare results.
+    pub fn read_send(&self, result: &Value) -> Option<Value> {
+        self.workaround.as_ref().and_then(|w| w.wrap_result(result))
     }
 
     /// [`Ctx::exchange`] for an answer that may be an event stream.
@@ -166,9 +186,11 @@ pub struct CheckRun<'a> {
     /// Variables and captures, visible to templates.
     pub vars: Vars,
     pub evidence: Vec<Evidence>,
+    /// What the workaround changed in this check's requests or in how it read their answers.
+    pub worked_around: Mutex<Vec<&'static str>>,
 }
 
-impl CheckRun<'_> {
+impl<'a> CheckRun<'a> {
     /// Keeps an exchange as evidence (the most recent few).
     pub fn keep(&mut self, e: Evidence) {
         if self.evidence.len() == MAX_EVIDENCE {
@@ -191,8 +213,25 @@ impl CheckRun<'_> {
         }
     }
 
-    /// Sends a request of this check's step through the guard.
+    /// A new running check.
+    pub fn new(ctx: &'a Ctx, id: impl Into<String>, vars: Vars) -> Self {
+        CheckRun { ctx, id: id.into(), vars, evidence: Vec::new(), worked_around: Mutex::new(Vec::new()) }
+    }
+
+    /// Sends a request of this check's step through the guard, under the run's workaround.
     pub(crate) async fn exchange(&self, step: &str, req: HttpRequest) -> Result<HttpExchange, StepFail> {
+        self.exchange_as(step, req, false).await
+    }
+
+    /// [`CheckRun::exchange`] for a step that sets `A2A-Version` itself (`own_version`): the
+    /// workaround then leaves that header as the step wrote it.
+    pub(crate) async fn exchange_as(
+        &self,
+        step: &str,
+        mut req: HttpRequest,
+        own_version: bool,
+    ) -> Result<HttpExchange, StepFail> {
+        self.adapt(&mut req, own_version);
         self.ctx.exchange(&format!("{} / {step}", self.id), req).await.map_err(|e| StepFail::undecided(step, e))
     }
 
@@ -203,10 +242,59 @@ impl CheckRun<'_> {
         limits: &SseLimits,
         stop_after: Option<usize>,
     ) -> Result<StreamExchange, StepFail> {
+        self.exchange_stream_as(step, req, limits, stop_after, false).await
+    }
+
+    pub(crate) async fn exchange_stream_as(
+        &self,
+        step: &str,
+        mut req: HttpRequest,
+        limits: &SseLimits,
+        stop_after: Option<usize>,
+        own_version: bool,
+    ) -> Result<StreamExchange, StepFail> {
+        self.adapt(&mut req, own_version);
         self.ctx
             .exchange_stream(&format!("{} / {step}", self.id), req, limits, stop_after)
             .await
             .map_err(|e| StepFail::undecided(step, e))
+    }
+
+    /// The workaround on one of this check's requests. CORE-SEND-001 is graded on the true 1.0
+    /// request: it is the finding the workaround works around.
+    fn adapt(&self, req: &mut HttpRequest, own_version: bool) {
+        if self.id == ANCHOR {
+            return;
+        }
+        if let Some(w) = &self.ctx.workaround {
+            let notes = w.rewrite(req, &self.ctx.rpc_url, own_version);
+            self.note(&notes);
+        }
+    }
+
+    /// A SendMessage result as this check reads it for captures: wrapped when the workaround reads
+    /// bare results (never for CORE-SEND-001).
+    pub(crate) fn read_send(&self, result: &Value) -> Option<Value> {
+        if self.id == ANCHOR {
+            return None;
+        }
+        let wrapped = self.ctx.read_send(result)?;
+        self.note(&[super::workaround::BARE_NOTE]);
+        Some(wrapped)
+    }
+
+    fn note(&self, notes: &[&'static str]) {
+        let mut seen = self.worked_around.lock().unwrap_or_else(|p| p.into_inner());
+        for n in notes {
+            if !seen.contains(n) {
+                seen.push(n);
+            }
+        }
+    }
+
+    /// What the workaround changed for this check, in the order it first happened.
+    pub fn workaround_notes(&self) -> Vec<String> {
+        self.worked_around.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|n| (*n).to_owned()).collect()
     }
 
     /// Renders suite data with the check's variables; a template error is the suite's fault.

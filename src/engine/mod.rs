@@ -4,6 +4,7 @@
 
 pub mod behaviors;
 pub mod context;
+pub mod diagnose;
 pub mod evidence;
 pub mod expect;
 pub mod guard;
@@ -16,3 +17,4 @@ pub mod scheduler;
 pub mod security;
 pub mod states;
 pub mod webhook;
+pub mod workaround;

@@ -46,7 +46,7 @@ fn message(text: &str) -> Value {
 }
 
 /// The check that grades SendMessage itself.
-const SEND_ANCHOR: &str = "CORE-SEND-001";
+const SEND_ANCHOR: &str = super::diagnose::ANCHOR;
 /// The check that grades returnImmediately: the task SendMessage answers with is still running.
 const RETURN_IMMEDIATELY_ANCHOR: &str = "CORE-EXEC-001";
 /// The checks that grade that the id SendMessage returns names the new task.
@@ -93,8 +93,9 @@ async fn start_task_inner(
         return Err(cut_by_kit(step, run.ctx.client.config().max_body_bytes));
     }
     let v = x.json().map_err(|e| StepFail::violation(step, format!("SendMessage answer is not JSON: {e}")))?;
-    let state = v.pointer("/result/task/status/state").and_then(Value::as_str).map(str::to_owned);
-    let id = v.pointer("/result/task/id").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
+    let result = v.get("result").map(|r| run.read_send(r).unwrap_or_else(|| r.clone())).unwrap_or_default();
+    let state = result.pointer("/task/status/state").and_then(Value::as_str).map(str::to_owned);
+    let id = result.pointer("/task/id").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
         StepFail::Violation(Failure {
             message: "SendMessage did not return a task".into(),
             step_id: Some(step.into()),
@@ -622,10 +623,11 @@ async fn start_with_push_config(run: &mut CheckRun<'_>, text: &str, config: Valu
         return Err(cut_by_kit("start", run.ctx.client.config().max_body_bytes));
     }
     let v = x.json().map_err(|e| StepFail::violation("start", format!("SendMessage answer is not JSON: {e}")))?;
-    if let Some(id) = v.pointer("/result/task/id").and_then(Value::as_str) {
+    let result = v.get("result").map(|r| run.read_send(r).unwrap_or_else(|| r.clone())).unwrap_or_default();
+    if let Some(id) = result.pointer("/task/id").and_then(Value::as_str) {
         return Ok(id.to_owned());
     }
-    if v.pointer("/result/message").is_some() {
+    if result.get("message").is_some() {
         return Err(StepFail::Skip(
             SkipReason::BehaviorNotAvailable,
             format!("the agent answered {text:?} with a Message, so no task exists to send notifications about"),

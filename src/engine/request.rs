@@ -253,16 +253,18 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
     if let Some(caller) = step.caller.as_deref() {
         apply_caller(&run.ctx.callers, caller, &mut req).map_err(|(reason, why)| StepFail::Skip(reason, why))?;
     }
+    let own_version = sets_version(step, &req.url);
     if streaming {
         let limits = stream_limits(run, step.expect_stream.as_ref());
-        let x = run.exchange_stream(&step.id, req, &limits, enough_events(step.expect_stream.as_ref())).await?;
+        let stop = enough_events(step.expect_stream.as_ref());
+        let x = run.exchange_stream_as(&step.id, req, &limits, stop, own_version).await?;
         run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
         if x.truncated {
             return Err(cut_by_kit(&step.id, run.ctx.client.config().max_body_bytes));
         }
         Ok(Answer::Stream(x))
     } else {
-        let x = run.exchange(&step.id, req).await?;
+        let x = run.exchange_as(&step.id, req, own_version).await?;
         run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
         if x.truncated {
             let cap = run.ctx.client.config().max_body_bytes;
@@ -321,6 +323,15 @@ fn first_member(prefix: &[u8]) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// True when the step names the protocol version itself (a header of its own, set or removed, or
+/// the `A2A-Version` request parameter): the version is then what it is about.
+fn sets_version(step: &Step, url: &str) -> bool {
+    let named = |h: &BTreeMap<String, Option<String>>| h.keys().any(|k| k.eq_ignore_ascii_case("A2A-Version"));
+    named(&step.headers)
+        || step.raw.as_ref().is_some_and(|r| named(&r.headers))
+        || url.to_ascii_lowercase().contains("a2a-version=")
 }
 
 /// The kit stopped reading at its own cap: what it did not read it cannot grade, and the cap is

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use tokio::sync::{Semaphore, mpsc, watch};
 
 use super::context::{CheckRun, Ctx, StepFail};
+use super::diagnose;
 use super::runner::run_test;
 use crate::client::redact::Redactor;
 use crate::report::{CheckResult, Failure, Outcome, RunEvent, Sink, SkipReason};
@@ -26,6 +27,8 @@ pub const INTERFACE: &str = "KIT-IFACE-001";
 pub const SECRET_CREDENTIAL: &str = "KIT-SECRET-010";
 /// Synthetic: no answer carries the canary the kit sends in a header of its own.
 pub const SECRET_HEADER: &str = "KIT-SECRET-011";
+/// Synthetic: what the agent accepts when the neutral SendMessage fails (`diagnose.rs`).
+pub const DIAGNOSIS: &str = crate::report::causes::DIAGNOSIS;
 
 enum Progress {
     Started(usize),
@@ -183,6 +186,11 @@ async fn run_one(
     if own_finding {
         causes.extend(check.test.depends_on.iter().filter(|c| !causes.contains(c)).cloned().collect::<Vec<_>>());
     }
+    // Graded under the workaround, the check sent what the agent accepts: CORE-SEND-001's refusal
+    // of the 1.0 spelling is not why it ended this way, so its finding stays its own.
+    if !result.workaround.is_empty() {
+        causes.retain(|c| c != diagnose::ANCHOR);
+    }
     let mut deferred = None;
     for cause in causes {
         if let Some(ending) = settled_outcome(settled, &cause, timeout * CAUSE_WAIT_TIMEOUTS).await
@@ -200,9 +208,11 @@ async fn run_one(
         };
         let detail = ctx.redactor.redact(&detail);
         let evidence = std::mem::take(&mut result.evidence);
+        let workaround = std::mem::take(&mut result.workaround);
         let duration_ms = result.duration_ms;
         result = CheckResult {
             evidence,
+            workaround,
             duration_ms,
             depends_on: Some(cause),
             ..CheckResult::skipped(&check.meta(), SkipReason::DependsOnFailed, detail)
@@ -246,7 +256,7 @@ fn stopped_result(check: &PlannedCheck, why: String) -> CheckResult {
 async fn run_check(ctx: &Ctx, check: &PlannedCheck, timeout: Duration) -> (CheckResult, Vec<String>) {
     let started = Instant::now();
     let meta = check.meta();
-    let mut run = CheckRun { ctx, id: check.test.id.clone(), vars: base_vars(ctx, check), evidence: Vec::new() };
+    let mut run = CheckRun::new(ctx, check.test.id.clone(), base_vars(ctx, check));
     let mut outcome = tokio::time::timeout(timeout, run_test(&mut run, &check.test)).await;
     let mut causes = Vec::new();
     if let Ok(Err(StepFail::Prerequisite { causes: c, failure })) = outcome {
@@ -271,6 +281,7 @@ async fn run_check(ctx: &Ctx, check: &PlannedCheck, timeout: Duration) -> (Check
         Ok(Err(StepFail::Prerequisite { .. })) => CheckResult::new(&meta, Outcome::Error),
     };
     result.duration_ms = started.elapsed().as_millis() as u64;
+    result.workaround = run.workaround_notes();
     result.evidence = run.evidence;
     (result, causes)
 }
@@ -316,6 +327,7 @@ fn decide_synthetic(ctx: &Ctx, check: &PlannedCheck, others: &[CheckResult]) -> 
                 ..CheckResult::new(&meta, Outcome::Error)
             },
         },
+        DIAGNOSIS => diagnose::verdict(ctx, &meta),
         SECRET_CREDENTIAL => leaks(ctx, &meta, |place| place != CANARY_PLACE),
         SECRET_HEADER => leaks(ctx, &meta, |place| place == CANARY_PLACE),
         other => CheckResult {

@@ -200,7 +200,8 @@ async fn first_callers_task(run: &mut CheckRun<'_>, push: bool) -> Result<(Strin
         causes: vec![cause.into()],
         failure: Box::new(StepFail::violation("a-send", why)),
     };
-    if r.body.pointer("/result/message").is_some() {
+    let result = r.body.get("result").map(|x| run.read_send(x).unwrap_or_else(|| x.clone())).unwrap_or_default();
+    if result.get("message").is_some() {
         return Err(StepFail::Skip(
             SkipReason::BehaviorNotAvailable,
             format!(
@@ -209,7 +210,7 @@ async fn first_callers_task(run: &mut CheckRun<'_>, push: bool) -> Result<(Strin
             ),
         ));
     }
-    let Some(task) = r.body.pointer("/result/task/id").and_then(Value::as_str).map(str::to_owned) else {
+    let Some(task) = result.pointer("/task/id").and_then(Value::as_str).map(str::to_owned) else {
         return Err(setup("CORE-SEND-001", format!("SendMessage did not return a task: {}", compact(&r.body))));
     };
     if !push {

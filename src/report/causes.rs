@@ -12,11 +12,12 @@ use sha2::{Digest, Sha256};
 
 use super::fingerprint::{Fingerprint, fingerprint, is_finding};
 use super::headline;
+use super::json::Report;
 use super::model::{CheckResult, Level, Outcome, SkipReason};
 
 /// Diagnosis checks and the check whose failure each explains: a diagnosis finding is told with the
 /// cause of that check, and its message (already in plain words) is that cause's headline.
-pub const DIAGNOSES: [(&str, &str); 1] = [("KIT-DIAG-001", "CORE-SEND-001")];
+pub const DIAGNOSES: [(&str, &str); 1] = [(DIAGNOSIS, DIAGNOSED)];
 
 /// One root cause, as `report.json` carries it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +45,27 @@ impl Cause {
     pub fn decides(&self) -> usize {
         self.findings.len() + self.waiting.len()
     }
+}
+
+/// The synthetic check that diagnoses a failing neutral SendMessage: what the agent accepts and
+/// refuses, in plain words. It is told before the findings it explains.
+pub const DIAGNOSIS: &str = "KIT-DIAG-001";
+
+/// The check whose failing request the diagnosis varies: when a diagnosis found something, its
+/// failure is the root finding and is told first, even when the workaround left nothing waiting
+/// on it.
+pub const DIAGNOSED: &str = "CORE-SEND-001";
+
+/// The diagnosis, when one ran and found something (an info result with a failure).
+pub fn diagnosis(report: &Report) -> Option<&CheckResult> {
+    report.checks().find(|r| r.id == DIAGNOSIS && r.failure.is_some())
+}
+
+/// How a result graded under the run's workaround says so, in one line; `None` for one graded as
+/// written.
+pub fn workaround_line(r: &CheckResult) -> Option<String> {
+    (!r.workaround.is_empty())
+        .then(|| format!("graded under the workaround ({DIAGNOSIS}): {}", r.workaround.join("; ")))
 }
 
 /// The root causes of `results` (in run order): MUST before SHOULD before MAY and info, then the
@@ -121,7 +143,16 @@ pub fn of(results: &[CheckResult]) -> Vec<Cause> {
             (root, cause)
         })
         .collect();
-    causes.sort_by_key(|(root, c)| (c.level, std::cmp::Reverse(c.decides()), *root));
+    // When a diagnosis found something, the cause it explains is told first: the workaround may
+    // have left nothing waiting on it, yet it is why the agent fails its first call.
+    let diagnosed: Vec<&str> = DIAGNOSES
+        .iter()
+        .filter(|(d, _)| results.iter().any(|r| r.id == *d && r.failure.is_some()))
+        .map(|(_, t)| *t)
+        .collect();
+    causes.sort_by_key(|(root, c)| {
+        (!diagnosed.contains(&c.root.as_str()), c.level, std::cmp::Reverse(c.decides()), *root)
+    });
     causes.into_iter().map(|(_, c)| c).collect()
 }
 
@@ -313,5 +344,20 @@ mod tests {
         assert_eq!(of(&told)[0].headline, "In the root's words");
         // Without the check it explains, a diagnosis is a cause of its own.
         assert_eq!(of(&[diagnosis])[0].root, "KIT-DIAG-001");
+    }
+
+    #[test]
+    fn the_diagnosed_failure_is_told_first() {
+        let results = vec![
+            with("F", Outcome::Fail, "broken"),
+            dependent("D1", "F"),
+            with(DIAGNOSED, Outcome::Fail, "HTTP 500"),
+            with(DIAGNOSIS, Outcome::Info, "SendMessage answers HTTP 500 to role ROLE_USER ..."),
+        ];
+        let roots: Vec<String> = of(&results).iter().map(|c| c.root.clone()).collect();
+        assert_eq!(roots, [DIAGNOSED, "F"]);
+        // Without a diagnosis that found something, the cause that decides most leads.
+        let results = vec![results[0].clone(), results[1].clone(), results[2].clone()];
+        assert_eq!(of(&results)[0].root, "F");
     }
 }

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use super::causes::Cause;
+use super::causes::{self, Cause};
 use super::json::{Counts, Report, ReportResult};
 use super::model::{CheckResult, EntryStatus, Evidence, Outcome, Verdict};
 use super::textdiff::{self, Side};
@@ -218,7 +218,25 @@ fn baseline(out: &mut String, b: &super::model::BaselineReport) {
     out.push_str("</tbody></table>\n</section>\n");
 }
 
+/// The diagnosis of a failing neutral SendMessage, before the findings it explains.
+fn diagnosis(out: &mut String, r: &Report) {
+    let Some(d) = causes::diagnosis(r) else { return };
+    let Some(f) = &d.failure else { return };
+    let _ = writeln!(
+        out,
+        "<section id=\"diagnosis\">\n<h2>Diagnosis <small><a href=\"#{}\">{}</a></small></h2>\n<p class=\"msg\">{}</p>",
+        anchor("c", &d.id),
+        esc(&d.id),
+        esc(&f.message)
+    );
+    if let Some(lines) = &f.actual {
+        let _ = writeln!(out, "<pre class=\"value\">{}</pre>", esc(lines));
+    }
+    out.push_str("</section>\n");
+}
+
 fn findings(out: &mut String, r: &Report) {
+    diagnosis(out, r);
     let findings: usize = r.causes.iter().map(|c| c.findings.len()).sum();
     let _ = write!(
         out,
@@ -329,6 +347,9 @@ fn finding(out: &mut String, report: &Report, r: &CheckResult, same: &[&CheckRes
     }
     if let Some(m) = &r.measurement {
         let _ = writeln!(out, "<p class=\"measurement\">{}</p>", esc(m));
+    }
+    if let Some(text) = causes::workaround_line(r) {
+        let _ = writeln!(out, "<p class=\"workaround\">{}</p>", esc(&text));
     }
     if !same.is_empty() {
         let _ =
@@ -481,6 +502,7 @@ fn detail(x: &CheckResult) -> String {
     if let Some(m) = &x.measurement {
         parts.push(m.clone());
     }
+    parts.extend(causes::workaround_line(x));
     parts.join(" · ")
 }
 
@@ -533,6 +555,7 @@ a{color:var(--info)}.target{color:var(--muted);margin:.2rem 0;word-break:break-a
 .quote figcaption{padding:0 .8rem;color:var(--muted);font-size:.85rem}.quote cite{font-style:normal}
 .reading{margin:.4rem 0;padding:.2rem .8rem;border-left:3px dashed var(--skip);color:var(--muted);font-size:.9rem}.reading .label{font-weight:600}
 .msg{margin:.4rem 0}.where,.same,.deps,.label{color:var(--muted);margin:.3rem 0;font-size:.9rem}
+.workaround{color:var(--warn);margin:.3rem 0;font-size:.9rem}
 .diff span{display:inline-block;width:100%}.diff .del{color:var(--fail);background:#ffebe9}.diff .ins{color:var(--pass);background:#dafbe1}
 span.del{color:var(--fail)}span.ins{color:var(--pass)}
 .evidence{margin-top:.5rem}.evidence summary{cursor:pointer;color:var(--muted)}.exchange{border-top:1px dashed var(--line);margin-top:.4rem;padding-top:.4rem}

@@ -391,6 +391,7 @@ mod tests {
             duration_ms: 1,
             failure: None,
             measurement: None,
+            workaround: vec![],
             evidence: vec![],
             headline: None,
         }

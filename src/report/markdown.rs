@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use super::causes;
 use super::json::Report;
 use super::model::{CheckResult, EntryStatus, Verdict};
 use super::quotes;
@@ -79,6 +80,11 @@ pub fn to_markdown(report: &Report) -> String {
     }
     out.push('\n');
 
+    if let Some(d) = causes::diagnosis(report)
+        && let Some(f) = &d.failure
+    {
+        let _ = writeln!(out, "**Diagnosis** (`{}`): {}\n", d.id, cell(&f.message));
+    }
     // The causes as `report.json` orders them: each its headline, then its root's finding.
     let causes = &report.causes;
     if !causes.is_empty() {
@@ -112,6 +118,9 @@ pub fn to_markdown(report: &Report) -> String {
             let waiting: Vec<&str> = c.waiting.iter().map(String::as_str).collect();
             if !waiting.is_empty() {
                 parts.push(format!("{} check(s) depend on it ({})", waiting.len(), ids_text(&waiting)));
+            }
+            if let Some(text) = causes::workaround_line(r) {
+                parts.push(format!("_{}_", cell(&text)));
             }
             let _ = writeln!(out, "  {}", parts.join("; "));
         }

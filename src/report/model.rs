@@ -321,6 +321,11 @@ pub struct CheckResult {
     /// A measurement, for info outcomes (and extra facts on others).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measurement: Option<String>,
+    /// Graded under the run's workaround: what the kit changed in this check's requests (or in how
+    /// it read their answers) because the diagnosis (KIT-DIAG-001) found the agent refuses the 1.0
+    /// spelling. Empty for a check graded as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workaround: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<Evidence>,
     /// The plain words a root cause of this check is told in, when the check knows them better than
@@ -377,6 +382,7 @@ impl CheckResult {
             duration_ms: 0,
             failure: None,
             measurement: None,
+            workaround: Vec::new(),
             evidence: Vec::new(),
             headline: None,
         }
@@ -630,6 +636,7 @@ mod tests {
             duration_ms: 0,
             failure: None,
             measurement: None,
+            workaround: vec![],
             evidence: vec![],
             headline: None,
         }

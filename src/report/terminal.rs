@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::causes::Cause;
+use super::causes::{self, Cause};
 use super::events::{RunEvent, Sink};
 use super::json::{Collector, Counts, Report};
 use super::model::{CheckResult, EntryStatus, Level, Outcome, Quote, SkipReason, Verdict};
@@ -107,6 +107,22 @@ pub fn render(report: &Report, color: bool) -> String {
         );
     }
     out.push('\n');
+
+    // The diagnosis of a failing neutral SendMessage explains the findings below: told first.
+    if let Some(d) = causes::diagnosis(report)
+        && let Some(f) = &d.failure
+    {
+        let _ = writeln!(out, "{}", p.paint(BOLD, &format!("Diagnosis ({})", d.id)));
+        for line in wrap_lines(&f.message, WIDTH - 2) {
+            let _ = writeln!(out, "  {line}");
+        }
+        for line in f.actual.iter().flat_map(|a| a.lines()) {
+            for l in wrap_lines(line, WIDTH - 4) {
+                let _ = writeln!(out, "    {}", p.paint(DIM, &l));
+            }
+        }
+        out.push('\n');
+    }
 
     // Findings: one story per root cause, in the order `report.json` carries them (MUST first, then
     // the cause that decides the most checks).
@@ -308,6 +324,11 @@ fn finding(out: &mut String, r: &CheckResult, p: &Painter) {
     };
     for line in wrap_lines(&f.message, BODY) {
         let _ = writeln!(out, "{INDENT}{line}");
+    }
+    if let Some(text) = causes::workaround_line(r) {
+        for line in wrap_lines(&text, BODY) {
+            let _ = writeln!(out, "{INDENT}{}", p.paint(YELLOW, &line));
+        }
     }
     let mut place = Vec::new();
     if let Some(s) = &f.step_id {

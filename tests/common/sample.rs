@@ -88,6 +88,7 @@ pub fn check(id: &str, profile: &str, level: Level, outcome: Outcome) -> CheckRe
         duration_ms: 20,
         failure: None,
         measurement: None,
+        workaround: vec![],
         evidence: vec![],
         headline: None,
     }

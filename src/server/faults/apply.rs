@@ -217,6 +217,73 @@ pub fn mutate_request(faults: &ActiveFaults, envelope: &mut Value) {
     }
 }
 
+/// Each 1.0 enum name a request may carry with its 0.3 spelling (0.3 spelled Role and TaskState
+/// in lower case, with hyphens; its `unknown` state is 1.0's UNSPECIFIED).
+const LEGACY_ENUMS: &[(&str, &str)] = &[
+    ("ROLE_USER", "user"),
+    ("ROLE_AGENT", "agent"),
+    ("TASK_STATE_SUBMITTED", "submitted"),
+    ("TASK_STATE_WORKING", "working"),
+    ("TASK_STATE_INPUT_REQUIRED", "input-required"),
+    ("TASK_STATE_COMPLETED", "completed"),
+    ("TASK_STATE_CANCELED", "canceled"),
+    ("TASK_STATE_FAILED", "failed"),
+    ("TASK_STATE_REJECTED", "rejected"),
+    ("TASK_STATE_AUTH_REQUIRED", "auth-required"),
+    ("TASK_STATE_UNSPECIFIED", "unknown"),
+];
+
+/// The request members that hold those enums: Message.role, TaskStatus.state and
+/// ListTasksRequest.status.
+const ENUM_MEMBERS: &[&str] = &["role", "state", "status"];
+
+/// [`Mutation::LegacyEnums`] on one request envelope: true when the request carries a 1.0 enum name
+/// (the mock then refuses it); otherwise every 0.3 spelling in it is turned into the 1.0 name.
+pub fn refuses_proto_enums(faults: &ActiveFaults, envelope: &mut Value) -> bool {
+    let method = envelope.get("method").and_then(Value::as_str).map(str::to_owned);
+    let on = faults
+        .mutations()
+        .any(|m| matches!(m, Mutation::LegacyEnums { methods } if applies(methods, method.as_deref())));
+    let Some(params) = envelope.get_mut("params").filter(|_| on) else { return false };
+    if holds_proto_enum(params) {
+        return true;
+    }
+    read_legacy_enums(params);
+    false
+}
+
+fn holds_proto_enum(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m.iter().any(|(k, x)| {
+            (ENUM_MEMBERS.contains(&k.as_str())
+                && x.as_str().is_some_and(|s| LEGACY_ENUMS.iter().any(|(n, _)| *n == s)))
+                || holds_proto_enum(x)
+        }),
+        Value::Array(a) => a.iter().any(holds_proto_enum),
+        _ => false,
+    }
+}
+
+fn read_legacy_enums(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                let name = x
+                    .as_str()
+                    .filter(|_| ENUM_MEMBERS.contains(&k.as_str()))
+                    .and_then(|s| LEGACY_ENUMS.iter().find(|(_, old)| *old == s))
+                    .map(|(name, _)| *name);
+                match name {
+                    Some(name) => *x = Value::from(name),
+                    None => read_legacy_enums(x),
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(read_legacy_enums),
+        _ => {}
+    }
+}
+
 /// Applies every response-side mutation to one JSON-RPC response envelope (an answer, or one
 /// stream event's payload) for `method`.
 pub fn mutate_response(faults: &ActiveFaults, method: Option<&str>, envelope: &mut Value) {
@@ -578,6 +645,30 @@ mod tests {
         let mut offset = json!({"params": {"statusTimestampAfter": "2026-01-01T01:00:00+01:00"}});
         mutate_request(&f, &mut offset);
         assert_eq!(offset["params"]["statusTimestampAfter"], "2026-01-01T00:00:00.001Z");
+    }
+
+    #[test]
+    fn legacy_enums_refuse_the_proto_names_and_read_the_old_ones() {
+        let f = active(json!([{"op": "legacy_enums"}]));
+        let mut v1 =
+            json!({"method": "SendMessage", "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "user"}]}}});
+        assert!(refuses_proto_enums(&f, &mut v1));
+        let mut list = json!({"method": "ListTasks", "params": {"status": "TASK_STATE_WORKING"}});
+        assert!(refuses_proto_enums(&f, &mut list));
+        let mut old =
+            json!({"method": "SendMessage", "params": {"message": {"role": "user", "parts": [{"text": "agent"}]}}});
+        assert!(!refuses_proto_enums(&f, &mut old));
+        assert_eq!(old["params"]["message"]["role"], "ROLE_USER");
+        assert_eq!(old["params"]["message"]["parts"][0]["text"], "agent", "only enum members are read");
+        let mut old_state = json!({"method": "ListTasks", "params": {"status": "input-required"}});
+        assert!(!refuses_proto_enums(&f, &mut old_state));
+        assert_eq!(old_state["params"]["status"], "TASK_STATE_INPUT_REQUIRED");
+        let mut bogus = json!({"method": "SendMessage", "params": {"message": {"role": "ROLE_BOGUS"}}});
+        assert!(!refuses_proto_enums(&f, &mut bogus), "no enum name: the mock validates it");
+        assert_eq!(bogus["params"]["message"]["role"], "ROLE_BOGUS");
+        let only_list = active(json!([{"op": "legacy_enums", "methods": ["ListTasks"]}]));
+        let mut send = json!({"method": "SendMessage", "params": {"message": {"role": "ROLE_USER"}}});
+        assert!(!refuses_proto_enums(&only_list, &mut send));
     }
 
     #[test]

@@ -124,6 +124,9 @@ pub async fn commit(State(layer): State<Arc<FaultLayer>>, req: Request, next: Ne
                 Ok(mut env) if env.is_object() => {
                     method = env.get("method").and_then(Value::as_str).map(str::to_owned);
                     task = env.pointer("/params/id").and_then(Value::as_str).map(str::to_owned);
+                    if apply::refuses_proto_enums(&faults, &mut env) {
+                        return crash();
+                    }
                     apply::mutate_request(&faults, &mut env);
                     parts.headers.remove(header::CONTENT_LENGTH);
                     Body::from(env.to_string())
@@ -150,6 +153,16 @@ pub async fn commit(State(layer): State<Arc<FaultLayer>>, req: Request, next: Ne
     let subscribed =
         (method.as_deref() == Some("SubscribeToTask")).then_some(task).flatten().map(|t| layer.subscribers.open(t));
     rewrite_response(faults, method, is_card, &req_headers, resp, subscribed).await
+}
+
+/// What a web framework answers when the handler fails on a request it could not read: no
+/// JSON-RPC at all (orxhestra's answer to `"role": "ROLE_USER"`).
+fn crash() -> Response {
+    Response::builder()
+        .status(StatusCode::INTERNAL_SERVER_ERROR)
+        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .body(Body::from("Internal Server Error"))
+        .unwrap_or_default()
 }
 
 async fn rewrite_response(

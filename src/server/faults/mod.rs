@@ -204,6 +204,15 @@ pub enum Mutation {
         #[serde(default)]
         methods: Vec<String>,
     },
+    /// Enum spelling in requests (§5.5), as by an agent whose model knows only the 0.3 names: a
+    /// request whose `role`, `state` or `status` member holds a 1.0 enum name (`ROLE_USER`,
+    /// `ROLE_AGENT`, `TASK_STATE_*`) is answered HTTP 500 `text/plain` before the mock sees it, and
+    /// the 0.3 lowercase spellings (`user`, `agent`, `completed`, `input-required`, ...) are read as
+    /// those names, so that the mock serves them as it serves the 1.0 request.
+    LegacyEnums {
+        #[serde(default)]
+        methods: Vec<String>,
+    },
     /// Removes a request header before the mock sees it.
     RequestDropHeader { name: String },
     /// Sets a request header before the mock sees it; with `if_absent`, only when the client sent

@@ -1,0 +1,349 @@
+//! What the kit changes in its requests once a diagnosis (`diagnose.rs`) found the 0.3 spelling an
+//! agent accepts where it refuses the 1.0 one: every later request is spelled that way, so that the
+//! checks grade what they are about instead of waiting on the one refusal. A change is one
+//! dimension of the diagnosis, applied to its variant and to every later request by the same code.
+//! A request whose own subject is that dimension (a bogus role, a `kind` of its own, its own
+//! `A2A-Version`) is sent as written.
+
+use serde_json::{Map, Value};
+
+use crate::client::http::HttpRequest;
+
+/// The 1.0 Role names and their 0.3 spellings.
+const ROLES: &[(&str, &str)] = &[("ROLE_USER", "user"), ("ROLE_AGENT", "agent")];
+
+/// The 1.0 TaskState names and their 0.3 spellings (lower case with hyphens; 0.3's `unknown` is
+/// 1.0's UNSPECIFIED).
+const STATES: &[(&str, &str)] = &[
+    ("TASK_STATE_SUBMITTED", "submitted"),
+    ("TASK_STATE_WORKING", "working"),
+    ("TASK_STATE_INPUT_REQUIRED", "input-required"),
+    ("TASK_STATE_COMPLETED", "completed"),
+    ("TASK_STATE_CANCELED", "canceled"),
+    ("TASK_STATE_FAILED", "failed"),
+    ("TASK_STATE_REJECTED", "rejected"),
+    ("TASK_STATE_AUTH_REQUIRED", "auth-required"),
+    ("TASK_STATE_UNSPECIFIED", "unknown"),
+];
+
+/// What each change is called where a result says it was graded under it.
+pub const ROLES_NOTE: &str = "role sent in its 0.3 spelling (ROLE_USER as user, ROLE_AGENT as agent)";
+pub const STATES_NOTE: &str = "task states sent in their 0.3 spelling (TASK_STATE_COMPLETED as completed, ...)";
+pub const KINDS_NOTE: &str = "the 0.3 kind discriminators added (kind message, kind text)";
+pub const METHOD_NOTE: &str = "SendMessage sent as the 0.3 method message/send";
+pub const NO_VERSION_NOTE: &str = "A2A-Version header left out";
+pub const LEGACY_VERSION_NOTE: &str = "A2A-Version 0.3 sent instead of 1.0";
+pub const BARE_NOTE: &str = "a bare Task or Message SendMessage result read as {\"task\": …} or {\"message\": …}";
+
+/// How a request names its protocol version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// `A2A-Version: 1.0`, as the kit sends it.
+    Current,
+    /// No `A2A-Version` header (§3.6.2: read as 0.3).
+    Omitted,
+    /// `A2A-Version: 0.3`.
+    Legacy,
+}
+
+/// Which dimensions of a request are spelled the 0.3 way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spelling {
+    /// `role` values: `user` / `agent`.
+    pub roles: bool,
+    /// TaskState values in requests (ListTasks `status`): only when the agent's own answers showed
+    /// the 0.3 states, since no SendMessage variant can.
+    pub states: bool,
+    /// `kind: "message"` on the message, `kind: "text"` on its text parts.
+    pub kinds: bool,
+    /// `message/send` for `SendMessage`.
+    pub method: bool,
+    pub version: Version,
+}
+
+impl Spelling {
+    /// The 1.0 request, unchanged.
+    pub const NONE: Spelling =
+        Spelling { roles: false, states: false, kinds: false, method: false, version: Version::Current };
+
+    /// True when nothing is changed.
+    pub fn is_none(&self) -> bool {
+        *self == Spelling::NONE
+    }
+
+    /// Spells a JSON-RPC request envelope this way; returns what changed.
+    pub fn body(&self, envelope: &mut Value) -> Vec<&'static str> {
+        let mut notes = Vec::new();
+        if self.method && envelope.get("method").and_then(Value::as_str) == Some("SendMessage") {
+            envelope["method"] = Value::from("message/send");
+            notes.push(METHOD_NOTE);
+        }
+        let Some(params) = envelope.get_mut("params") else { return notes };
+        if self.roles && rename(params, &["role"], ROLES) {
+            notes.push(ROLES_NOTE);
+        }
+        if self.states && rename(params, &["status", "state"], STATES) {
+            notes.push(STATES_NOTE);
+        }
+        if self.kinds && add_kinds(params) {
+            notes.push(KINDS_NOTE);
+        }
+        notes
+    }
+
+    /// Sets the request's `A2A-Version` header this way; returns what changed.
+    pub fn headers(&self, req: &mut HttpRequest) -> Option<&'static str> {
+        let drop = |req: &mut HttpRequest| {
+            req.headers.retain(|(k, _)| !k.eq_ignore_ascii_case("A2A-Version"));
+            // A version the user gave with -H goes too: the request is to carry none or 0.3.
+            req.omit_user_headers.push("A2A-Version".into());
+        };
+        match self.version {
+            Version::Current => None,
+            Version::Omitted => {
+                drop(req);
+                Some(NO_VERSION_NOTE)
+            }
+            Version::Legacy => {
+                drop(req);
+                req.headers.push(("A2A-Version".into(), "0.3".into()));
+                Some(LEGACY_VERSION_NOTE)
+            }
+        }
+    }
+}
+
+/// Renames the enum values of the members named `keys`, when every such value in the request is a
+/// 1.0 name: a request carrying anything else there (ROLE_BOGUS, a 0.3 spelling of its own) is
+/// about that value and goes as written.
+fn rename(params: &mut Value, keys: &[&str], names: &[(&str, &str)]) -> bool {
+    let mut found = Vec::new();
+    collect(params, keys, &mut found);
+    if found.is_empty() || !found.iter().all(|v| v.as_str().is_some_and(|s| names.iter().any(|(n, _)| *n == s))) {
+        return false;
+    }
+    replace(params, keys, names);
+    true
+}
+
+fn collect(v: &Value, keys: &[&str], out: &mut Vec<Value>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                if keys.contains(&k.as_str()) && !x.is_object() {
+                    out.push(x.clone());
+                } else {
+                    collect(x, keys, out);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| collect(x, keys, out)),
+        _ => {}
+    }
+}
+
+fn replace(v: &mut Value, keys: &[&str], names: &[(&str, &str)]) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                let old = x.as_str().filter(|_| keys.contains(&k.as_str()));
+                match old.and_then(|s| names.iter().find(|(n, _)| *n == s)) {
+                    Some((_, legacy)) => *x = Value::from(*legacy),
+                    None => replace(x, keys, names),
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| replace(x, keys, names)),
+        _ => {}
+    }
+}
+
+/// Adds the 0.3 discriminators to the request's message and its text parts, unless the request
+/// has a `kind` anywhere: then kinds are what it is about.
+fn add_kinds(params: &mut Value) -> bool {
+    fn has_kind(v: &Value) -> bool {
+        match v {
+            Value::Object(m) => m.contains_key("kind") || m.values().any(has_kind),
+            Value::Array(a) => a.iter().any(has_kind),
+            _ => false,
+        }
+    }
+    if has_kind(params) {
+        return false;
+    }
+    let Some(Value::Object(message)) = params.get_mut("message") else { return false };
+    message.insert("kind".into(), Value::from("message"));
+    for part in message.get_mut("parts").and_then(Value::as_array_mut).into_iter().flatten() {
+        if let Value::Object(p) = part
+            && p.contains_key("text")
+        {
+            p.insert("kind".into(), Value::from("text"));
+        }
+    }
+    true
+}
+
+/// A SendMessage result that is a Task or a Message itself instead of a SendMessageResponse
+/// holding one: `"task"` or `"message"`.
+pub fn bare_kind(result: &Value) -> Option<&'static str> {
+    let o = result.as_object()?;
+    if o.contains_key("task") || o.contains_key("message") {
+        return None;
+    }
+    if o.contains_key("id") && o.contains_key("status") {
+        Some("task")
+    } else if o.contains_key("messageId") && o.contains_key("parts") {
+        Some("message")
+    } else {
+        None
+    }
+}
+
+/// What the run changes in the other checks' requests, and how it reads their SendMessage results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Workaround {
+    pub spelling: Spelling,
+    /// The agent answered the working variant with a bare Task or Message: captures of a
+    /// SendMessage result read that shape as the SendMessageResponse holding it.
+    pub bare: bool,
+}
+
+impl Workaround {
+    /// Rewrites one request to the interface: its JSON body when the kit serialized it (a body
+    /// that does not read back byte for byte was written by hand and is the check's subject), and
+    /// its version header unless the step sets one itself (`own_version`). Returns what changed.
+    pub fn rewrite(&self, req: &mut HttpRequest, rpc_url: &str, own_version: bool) -> Vec<&'static str> {
+        if !req.method.eq_ignore_ascii_case("POST") || req.url != rpc_url {
+            return Vec::new();
+        }
+        let mut notes = Vec::new();
+        if let Some(body) = &req.body
+            && let Ok(mut envelope) = serde_json::from_slice::<Value>(body)
+            && envelope.is_object()
+            && serde_json::to_vec(&envelope).is_ok_and(|b| &b == body)
+        {
+            notes = self.spelling.body(&mut envelope);
+            if !notes.is_empty() {
+                req.body = Some(serde_json::to_vec(&envelope).unwrap_or_default());
+            }
+        }
+        if !own_version && let Some(note) = self.spelling.headers(req) {
+            notes.push(note);
+        }
+        notes
+    }
+
+    /// The SendMessage result as a SendMessageResponse: a bare Task or Message wrapped, when the
+    /// diagnosis saw that shape; `None` when there is nothing to read differently.
+    pub fn wrap_result(&self, result: &Value) -> Option<Value> {
+        if !self.bare {
+            return None;
+        }
+        let kind = bare_kind(result)?;
+        let mut m = Map::new();
+        m.insert(kind.into(), result.clone());
+        Some(Value::Object(m))
+    }
+
+    /// Every change, in words.
+    pub fn notes(&self) -> Vec<&'static str> {
+        let s = &self.spelling;
+        let mut out = Vec::new();
+        for (on, note) in
+            [(s.roles, ROLES_NOTE), (s.states, STATES_NOTE), (s.kinds, KINDS_NOTE), (s.method, METHOD_NOTE)]
+        {
+            if on {
+                out.push(note);
+            }
+        }
+        match s.version {
+            Version::Current => {}
+            Version::Omitted => out.push(NO_VERSION_NOTE),
+            Version::Legacy => out.push(LEGACY_VERSION_NOTE),
+        }
+        if self.bare {
+            out.push(BARE_NOTE);
+        }
+        out
+    }
+}
+
+/// True when a result shows task states in their 0.3 spelling (`status.state: "completed"`).
+pub fn shows_legacy_states(result: &Value) -> bool {
+    let mut found = Vec::new();
+    collect(result, &["state"], &mut found);
+    found.iter().any(|v| v.as_str().is_some_and(|s| STATES.iter().any(|(_, legacy)| *legacy == s)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::rpc::rpc_request;
+    use serde_json::json;
+
+    fn send(params: Value) -> HttpRequest {
+        rpc_request("http://a/rpc", &json!(1), "SendMessage", Some(params))
+    }
+
+    fn body(req: &HttpRequest) -> Value {
+        serde_json::from_slice(req.body.as_deref().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn roles_are_renamed_unless_the_request_is_about_them() {
+        let w = Workaround { spelling: Spelling { roles: true, ..Spelling::NONE }, bare: false };
+        let mut req = send(json!({"message": {"role": "ROLE_USER", "parts": [{"text": "ROLE_USER"}]}}));
+        assert_eq!(w.rewrite(&mut req, "http://a/rpc", false), [ROLES_NOTE]);
+        assert_eq!(body(&req)["params"]["message"], json!({"role": "user", "parts": [{"text": "ROLE_USER"}]}));
+        let mut bogus = send(json!({"message": {"role": "ROLE_BOGUS", "parts": [{"text": "x"}]}}));
+        assert!(w.rewrite(&mut bogus, "http://a/rpc", false).is_empty());
+        assert_eq!(body(&bogus)["params"]["message"]["role"], "ROLE_BOGUS");
+        let mut elsewhere = send(json!({"message": {"role": "ROLE_USER"}}));
+        assert!(w.rewrite(&mut elsewhere, "http://b/rpc", false).is_empty(), "only the interface");
+    }
+
+    #[test]
+    fn hand_written_bodies_go_as_written() {
+        let w = Workaround { spelling: Spelling { roles: true, ..Spelling::NONE }, bare: false };
+        let raw = br#"{"jsonrpc":"2.0", "id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER"}}}"#;
+        let mut req = HttpRequest { body: Some(raw.to_vec()), ..send(json!({})) };
+        assert!(w.rewrite(&mut req, "http://a/rpc", false).is_empty());
+        assert_eq!(req.body.as_deref(), Some(&raw[..]));
+    }
+
+    #[test]
+    fn kinds_method_and_version() {
+        let all = Spelling { roles: true, kinds: true, method: true, version: Version::Legacy, states: false };
+        let w = Workaround { spelling: all, bare: false };
+        let mut req = send(json!({"message": {"role": "ROLE_USER", "parts": [{"text": "x"}, {"data": 1}]}}));
+        let notes = w.rewrite(&mut req, "http://a/rpc", false);
+        assert_eq!(notes, [METHOD_NOTE, ROLES_NOTE, KINDS_NOTE, LEGACY_VERSION_NOTE]);
+        let b = body(&req);
+        assert_eq!(b["method"], "message/send");
+        assert_eq!(b["params"]["message"]["kind"], "message");
+        assert_eq!(b["params"]["message"]["parts"], json!([{"text": "x", "kind": "text"}, {"data": 1}]));
+        assert_eq!(req.header_value("a2a-version"), Some("0.3"));
+        let mut own = send(json!({"message": {"kind": "message", "parts": [{"text": "x"}]}}));
+        let notes = w.rewrite(&mut own, "http://a/rpc", true);
+        assert_eq!(notes, [METHOD_NOTE], "its own kind and its own version stay");
+        assert_eq!(own.header_value("a2a-version"), Some("1.0"));
+        let omit = Workaround { spelling: Spelling { version: Version::Omitted, ..Spelling::NONE }, bare: false };
+        let mut req = send(json!({}));
+        assert_eq!(omit.rewrite(&mut req, "http://a/rpc", false), [NO_VERSION_NOTE]);
+        assert_eq!(req.header_value("a2a-version"), None);
+        assert!(req.omit_user_headers.iter().any(|h| h == "A2A-Version"));
+    }
+
+    #[test]
+    fn bare_results_are_read_wrapped() {
+        let w = Workaround { spelling: Spelling::NONE, bare: true };
+        let task = json!({"id": "t", "status": {"state": "TASK_STATE_COMPLETED"}});
+        assert_eq!(w.wrap_result(&task), Some(json!({"task": task})));
+        let msg = json!({"messageId": "m", "role": "ROLE_AGENT", "parts": []});
+        assert_eq!(w.wrap_result(&msg), Some(json!({"message": msg})));
+        assert_eq!(w.wrap_result(&json!({"task": task})), None);
+        assert_eq!(Workaround { bare: false, ..w }.wrap_result(&task), None);
+        assert!(shows_legacy_states(&json!({"status": {"state": "completed"}})));
+        assert!(!shows_legacy_states(&task));
+    }
+}
