@@ -112,6 +112,13 @@ pub fn of(results: &[CheckResult]) -> Vec<Cause> {
         }
     }
 
+    // When a diagnosis found something, the cause it explains is told first: the workaround may
+    // have left nothing waiting on it, yet it is why the agent fails its first call.
+    let diagnosed: Vec<&str> = DIAGNOSES
+        .iter()
+        .filter(|(d, _)| results.iter().any(|r| r.id == *d && r.failure.is_some()))
+        .map(|(_, t)| *t)
+        .collect();
     let mut causes: Vec<(usize, Cause)> = groups
         .iter()
         .zip(waiting)
@@ -120,10 +127,14 @@ pub fn of(results: &[CheckResult]) -> Vec<Cause> {
             // diagnosis only when it stands alone.
             let candidates: Vec<usize> = members.iter().copied().filter(|&i| !is_diagnosis(i)).collect();
             let candidates = if candidates.is_empty() { members.clone() } else { candidates };
+            // The check a diagnosis explains tells its story, however few wait on it.
             let root = candidates
                 .iter()
                 .copied()
-                .min_by_key(|&i| (std::cmp::Reverse(direct.get(&i).copied().unwrap_or(0)), results[i].level, i))
+                .min_by_key(|&i| {
+                    let diagnosed = diagnosed.contains(&results[i].id.as_str());
+                    (!diagnosed, std::cmp::Reverse(direct.get(&i).copied().unwrap_or(0)), results[i].level, i)
+                })
                 .expect("a group has a finding");
             let mut ordered: Vec<usize> = members.iter().copied().filter(|&i| i != root).collect();
             ordered.sort_unstable();
@@ -142,13 +153,6 @@ pub fn of(results: &[CheckResult]) -> Vec<Cause> {
             };
             (root, cause)
         })
-        .collect();
-    // When a diagnosis found something, the cause it explains is told first: the workaround may
-    // have left nothing waiting on it, yet it is why the agent fails its first call.
-    let diagnosed: Vec<&str> = DIAGNOSES
-        .iter()
-        .filter(|(d, _)| results.iter().any(|r| r.id == *d && r.failure.is_some()))
-        .map(|(_, t)| *t)
         .collect();
     causes.sort_by_key(|(root, c)| {
         (!diagnosed.contains(&c.root.as_str()), c.level, std::cmp::Reverse(c.decides()), *root)
@@ -299,7 +303,7 @@ mod tests {
             "Could not be decided: the agent stopped answering (2 checks; 2 more wait on them)"
         );
         assert_eq!(ids(&causes[1].waiting), ["D1"]);
-        assert_eq!(causes[1].headline, "Broken (1 check waits on it)");
+        assert_eq!(causes[1].headline, "F: broken (1 check waits on it)");
         assert_eq!(causes[4].level, Level::Should);
     }
 

@@ -14,6 +14,9 @@ pub enum Fingerprint {
     RpcError { code: Option<i64>, message: Option<String>, wanted_error: bool },
     /// A JSON-RPC call got an answer that is not JSON-RPC, where `wanted` was due.
     NotJsonrpc { status: Option<u16>, content_type: Option<String>, wanted: String },
+    /// A result the proto wraps (`SendMessageResponse`: `{"task": …}` or `{"message": …}`)
+    /// answered bare, without either member: every check that reads the wrapper fails on it.
+    Bare,
     /// A field the answers lack.
     Missing { pointer: String },
     /// The same value at the same place where another was expected.
@@ -35,7 +38,7 @@ impl Fingerprint {
             Fingerprint::RpcError { code, message, wanted_error } => {
                 Fingerprint::RpcError { code: *code, message: message.as_ref().map(blank), wanted_error: *wanted_error }
             }
-            Fingerprint::NotJsonrpc { .. } => self.clone(),
+            Fingerprint::NotJsonrpc { .. } | Fingerprint::Bare => self.clone(),
             Fingerprint::Missing { pointer } => Fingerprint::Missing { pointer: blank(pointer) },
             Fingerprint::Value { pointer, expected, actual } => {
                 Fingerprint::Value { pointer: blank(pointer), expected: blank(expected), actual: blank(actual) }
@@ -58,6 +61,7 @@ impl fmt::Display for Fingerprint {
             Fingerprint::NotJsonrpc { status, content_type, wanted } => {
                 write!(f, "{} where {wanted} is due", http_words(*status, content_type.as_deref()))
             }
+            Fingerprint::Bare => f.write_str("a bare result where {\"task\": …} or {\"message\": …} is due"),
             Fingerprint::Missing { pointer } => write!(f, "{} is missing", place(pointer)),
             Fingerprint::Value { pointer, expected, actual } => {
                 write!(f, "{} is {actual} where {expected} is due", place(pointer))
@@ -109,6 +113,19 @@ pub fn failing_reply(r: &CheckResult) -> Option<&Reply> {
     failing_exchange(r).and_then(|e| e.reply.as_ref())
 }
 
+/// A failure at the result's root or at its `task` / `message` member, of an answer whose result
+/// has neither member but a Task's or a Message's own (`id`, `status`; `messageId`, `parts`).
+fn is_bare(pointer: Option<&str>, exchange: Option<&Evidence>) -> bool {
+    if !matches!(pointer, Some("" | "/task" | "/message")) {
+        return false;
+    }
+    let Some(body) = exchange.and_then(|e| e.response_body.as_deref()) else { return false };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(body) else { return false };
+    let Some(result) = v.get("result").and_then(serde_json::Value::as_object) else { return false };
+    let own = |k: &str| result.contains_key(k);
+    !own("task") && !own("message") && ((own("id") && own("status")) || (own("messageId") && own("parts")))
+}
+
 /// The fingerprint of a finding (of any result: one that is no finding is [`Fingerprint::Alone`]).
 pub fn fingerprint(r: &CheckResult) -> Fingerprint {
     let Some(f) = r.failure.as_ref().filter(|_| is_finding(r)) else {
@@ -138,6 +155,12 @@ pub fn fingerprint(r: &CheckResult) -> Fingerprint {
                 wanted: f.expected.clone().unwrap_or_else(|| "a JSON-RPC answer".to_owned()),
             };
         }
+    }
+    if exchange.and_then(|e| e.reply.as_ref()).is_some_and(|x| {
+        x.kind == ReplyKind::Result && matches!(x.method.as_deref(), Some("SendMessage" | "SendStreamingMessage"))
+    }) && is_bare(f.pointer.as_deref(), exchange)
+    {
+        return Fingerprint::Bare;
     }
     match (&f.pointer, &f.expected, &f.actual) {
         (Some(p), _, Some(a)) if a == "<absent>" => Fingerprint::Missing { pointer: p.clone() },
@@ -284,6 +307,23 @@ mod tests {
         let undecided = CheckResult { outcome: Outcome::Error, ..finding(bare, vec![]) };
         assert_eq!(fingerprint(&undecided), Fingerprint::Undecided { message: "m".into() });
         assert_eq!(fingerprint(&CheckResult::new(&CheckMeta::sample("P"), Outcome::Pass)), Fingerprint::Alone);
+    }
+
+    #[test]
+    fn a_bare_send_result_is_one_story_whichever_check_reads_it() {
+        let reply = Reply { method: Some("SendMessage".into()), kind: ReplyKind::Result, code: None, message: None };
+        let bare = |pointer: &str, body: &str| {
+            let mut e = exchange("s", 200, "application/json", reply.clone());
+            e.response_body = Some(body.into());
+            let f = Failure { step_id: Some("s".into()), pointer: Some(pointer.into()), ..Failure::default() };
+            fingerprint(&finding(f, vec![e]))
+        };
+        let task = r#"{"jsonrpc":"2.0","id":1,"result":{"id":"t","status":{"state":"TASK_STATE_COMPLETED"}}}"#;
+        assert_eq!(bare("", task), Fingerprint::Bare);
+        assert_eq!(bare("/task", task), Fingerprint::Bare);
+        let wrapped = r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t"}}}"#;
+        assert_ne!(bare("/task", wrapped), Fingerprint::Bare);
+        assert_ne!(bare("/task/status", task), Fingerprint::Bare);
     }
 
     #[test]

@@ -80,6 +80,10 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
                 (other, _, None) => format!("Calls are answered {http} where {} is due", truncate(other, MAX_VALUE)),
             }
         }
+        Fingerprint::Bare => format!(
+            "{} answers a bare Task or Message where {{\"task\": …}} or {{\"message\": …}} is due (SendMessageResponse, §3.2.3)",
+            method.unwrap_or("SendMessage")
+        ),
         Fingerprint::Missing { pointer } => match (one, method) {
             (true, Some(m)) => format!("{m}'s answer lacks {}", place(pointer)),
             (false, Some(m)) => format!("{m}'s answers lack {}", place(pointer)),
@@ -101,7 +105,12 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
         }
         Fingerprint::Undecided { message } => format!("Could not be decided: {}", first_line(message)),
         // A failure of its own is told in its own words, whole: they are the reason.
-        Fingerprint::Alone => root.failure.as_ref().map_or_else(|| root.title.clone(), |f| first_line(&f.message)),
+        // The check's name says what was due, its message what the agent did instead.
+        Fingerprint::Alone => match root.failure.as_ref().map(|f| first_line(&f.message)) {
+            Some(m) if !m.is_empty() && !root.title.is_empty() => format!("{}: {m}", root.title),
+            Some(m) if !m.is_empty() => m,
+            _ => root.title.clone(),
+        },
     }
 }
 
