@@ -483,7 +483,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         && ctx.interface_problem.is_none();
     let mut spent = Duration::ZERO;
     if diagnose_it {
-        let d = diagnose::run(&ctx, opts.deadline).await;
+        let d = diagnose::run(&ctx, opts.deadline, opts.timeout).await;
         spent = d.elapsed;
         if opts.workaround {
             ctx.workaround = d.workaround.clone();

@@ -306,11 +306,12 @@ fn minimal(params: &Value) -> Value {
 
 /// Runs the diagnosis, within `bound` (at most [`BOUND`]): the neutral request, and when that
 /// fails, the variants.
-pub async fn run(ctx: &Ctx, bound: Duration) -> Diagnosis {
+/// Each request waits at most `per_request` (the run's check timeout).
+pub async fn run(ctx: &Ctx, bound: Duration, per_request: Duration) -> Diagnosis {
     let started = Instant::now();
     let deadline = started + bound.min(BOUND);
     let neutral = neutral_params(ctx);
-    let first = attempt(ctx, None, neutral.clone(), deadline).await;
+    let first = attempt(ctx, None, neutral.clone(), deadline, per_request).await;
     let mut d = Diagnosis {
         attempts: vec![first],
         not_sent: Vec::new(),
@@ -320,6 +321,13 @@ pub async fn run(ctx: &Ctx, bound: Duration) -> Diagnosis {
     };
     if d.neutral().works() {
         // Healthy, or a bare result to a request the agent accepts: no variant can say more.
+        d.elapsed = started.elapsed();
+        return d;
+    }
+    if d.attempts[0].evidence.status.is_none() {
+        // No answer at all (silence, a reset): no variant of the request's content can say why, and
+        // each would wait out the same silence.
+        d.not_sent.extend((0..VARIANTS.len()).map(|i| (i, "the agent gave the 1.0 request no answer at all")));
         d.elapsed = started.elapsed();
         return d;
     }
@@ -339,7 +347,11 @@ pub async fn run(ctx: &Ctx, bound: Duration) -> Diagnosis {
             d.not_sent.push((i, "past the diagnosis bound"));
             continue;
         }
-        d.attempts.push(attempt(ctx, Some(i), params, deadline).await);
+        if d.attempts.last().is_some_and(|a| a.evidence.status.is_none()) {
+            d.not_sent.push((i, "the agent stopped answering"));
+            continue;
+        }
+        d.attempts.push(attempt(ctx, Some(i), params, deadline, per_request).await);
     }
     // The minimal variant only tells; leaving out what the checks are about is no workaround.
     if let Some(a) = d.attempts.iter().find(|a| a.answer.works() && a.variant.is_some_and(|i| !VARIANTS[i].minimal)) {
@@ -353,7 +365,13 @@ pub async fn run(ctx: &Ctx, bound: Duration) -> Diagnosis {
     d
 }
 
-async fn attempt(ctx: &Ctx, variant: Option<usize>, params: Value, deadline: Instant) -> Attempt {
+async fn attempt(
+    ctx: &Ctx,
+    variant: Option<usize>,
+    params: Value,
+    deadline: Instant,
+    per_request: Duration,
+) -> Attempt {
     let spelling = variant.map_or(Spelling::NONE, |i| VARIANTS[i].spelling);
     let id = json!(format!("kit-diag-{}", variant.map_or(0, |i| i + 1)));
     let mut req = rpc_request(&ctx.rpc_url, &id, "SendMessage", Some(params));
@@ -362,11 +380,11 @@ async fn attempt(ctx: &Ctx, variant: Option<usize>, params: Value, deadline: Ins
         Workaround { spelling, bare: false }.rewrite(&mut req, &ctx.rpc_url, false);
     }
     let step = format!("diagnosis {}", variant.map_or("1.0 request", |i| VARIANTS[i].label));
-    let left = deadline.saturating_duration_since(Instant::now());
+    let left = deadline.saturating_duration_since(Instant::now()).min(per_request);
     let sent = req.clone();
     let outcome = match tokio::time::timeout(left, ctx.exchange(&format!("KIT-DIAG-001 / {step}"), req)).await {
         Ok(x) => x,
-        Err(_) => Err(format!("no answer within the diagnosis bound ({} s)", BOUND.as_secs())),
+        Err(_) => Err(format!("no answer within {} ms", left.as_millis())),
     };
     match outcome {
         Ok(x) => {
