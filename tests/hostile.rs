@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use a2a_conform::commands::check::{self, CheckError, CheckOptions};
-use a2a_conform::report::{Collector, Outcome, Report, Sink};
+use a2a_conform::report::{Collector, Outcome, Report, Sink, SkipReason};
 use axum::Router;
 use axum::body::Body;
 use axum::http::{StatusCode, header};
@@ -211,7 +211,10 @@ async fn every_hostile_server_ends_in_30_s_with_a_report_and_no_request_elsewher
         .checks()
         .filter(|c| c.failure.as_ref().is_some_and(|f| f.message.starts_with("agent unresponsive")))
         .count();
-    assert!(unresponsive > 50, "the breaker ended the rest at once ({unresponsive} checks)");
+    // The rest wait on a check that found the silence, or were ended by the breaker.
+    let waiting = report.checks().filter(|c| c.skip_reason == Some(SkipReason::DependsOnFailed)).count();
+    assert!(unresponsive >= 20, "the breaker ended the rest at once ({unresponsive} checks)");
+    assert!(unresponsive + waiting > 100, "{unresponsive} ended by the breaker, {waiting} waiting");
 
     assert_bounded("interface on another host", &r4);
     let report = r4.report.as_ref().unwrap();
