@@ -338,19 +338,22 @@ def check_run(
     again_path = run_dir / 'again' / 'report.json'
     if run == 'plain' and not args.once:
         if again_path.exists():
-            compare_runs(result, report, json.loads(again_path.read_text(encoding='utf-8')))
+            unstable = set((expected or {}).get('unstable', {}))
+            compare_runs(result, report, json.loads(again_path.read_text(encoding='utf-8')), unstable)
         else:
             result.status = 'differs'
             result.lines.append(f'the second run against the same peer left no report (see {again_path.parent})')
     return result
 
 
-def compare_runs(result: RunResult, first: dict, second: dict) -> None:
-    """Two runs against one long-lived peer: the same outcome for every check, and no error."""
+def compare_runs(result: RunResult, first: dict, second: dict, unstable: set[str]) -> None:
+    """Two runs against one long-lived peer: the same outcome for every check, and no error.
+
+    Checks the peer's expected.yaml lists as `unstable` (each with its reason) are left out."""
     one = {r['id']: r for r in first.get('results', [])}
     two = {r['id']: r for r in second.get('results', [])}
     lines = []
-    for check_id in sorted(set(one) | set(two)):
+    for check_id in sorted((set(one) | set(two)) - unstable):
         a = one.get(check_id, {}).get('outcome', 'absent')
         b = two.get(check_id, {}).get('outcome', 'absent')
         if a != b:

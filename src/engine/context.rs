@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::diagnose::{ANCHOR, Diagnosis};
+use super::diagnosis::{ANCHOR, Diagnosis};
 use super::guard::Guard;
 use super::ids::IdLedger;
 use super::webhook::WebhookReceiver;

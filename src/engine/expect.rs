@@ -14,6 +14,10 @@ use crate::suite::model::{Expect, ExpectError, ExpectRefused, NamedAssertion, St
 use crate::suite::paths;
 use crate::suite::schema;
 
+/// The checks whose requirement is the SendMessageResponse shape itself (CORE-SEND-001 is always
+/// graded on the answer as it came).
+const SEND_SHAPE_OWNERS: [&str; 2] = ["KIT-SEND-001", "DM-SERIAL-002"];
+
 /// Checks one answer against the step's expectations and returns the assertion root.
 pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> Result<Option<Value>, StepFail> {
     if let Some(r) = &step.expect_refused {
@@ -117,7 +121,13 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
                 run.wire_check(&step.id, def, &result);
             }
             if let Some(exp) = &step.expect {
-                expect_body(run, &step.id, Some(&result), exp)?;
+                // Under a workaround that reads bare SendMessage results, a check that is not
+                // about the SendMessageResponse shape judges the task or message where the 1.0
+                // shape has it: the shape is its owners' finding, not every reader's.
+                let shaped = (op == "send_message" && !SEND_SHAPE_OWNERS.contains(&run.id.as_str()))
+                    .then(|| run.read_send(&result))
+                    .flatten();
+                expect_body(run, &step.id, Some(shaped.as_ref().unwrap_or(&result)), exp)?;
             }
             Ok(Some(result))
         }

@@ -5,6 +5,7 @@
 pub mod behaviors;
 pub mod context;
 pub mod diagnose;
+pub mod diagnosis;
 pub mod evidence;
 pub mod expect;
 pub mod guard;

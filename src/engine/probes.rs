@@ -46,7 +46,7 @@ fn message(text: &str) -> Value {
 }
 
 /// The check that grades SendMessage itself.
-const SEND_ANCHOR: &str = super::diagnose::ANCHOR;
+const SEND_ANCHOR: &str = super::diagnosis::ANCHOR;
 /// The check that grades returnImmediately: the task SendMessage answers with is still running.
 const RETURN_IMMEDIATELY_ANCHOR: &str = "CORE-EXEC-001";
 /// The checks that grade that the id SendMessage returns names the new task.

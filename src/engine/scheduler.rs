@@ -189,7 +189,7 @@ async fn run_one(
     // Graded under the workaround, the check sent what the agent accepts: CORE-SEND-001's refusal
     // of the 1.0 spelling is not why it ended this way, so its finding stays its own.
     if !result.workaround.is_empty() {
-        causes.retain(|c| c != diagnose::ANCHOR);
+        causes.retain(|c| c != super::diagnosis::ANCHOR);
     }
     let mut deferred = None;
     for cause in causes {

@@ -3,7 +3,7 @@
 //! fails: HTTP 500 text/plain (16 checks wait on it)"). A result that carries its own `headline`, or
 //! a diagnosis that explains the root, says it better than the kit's reading of the fingerprint.
 
-use super::causes::DIAGNOSES;
+use super::diagnosis::DIAGNOSES;
 use super::fingerprint::{Fingerprint, code_words, failing_reply, http_words};
 use super::model::{CheckResult, WANTED_ERROR, WANTED_RESULT, WANTED_STREAM};
 use super::text::truncate;
@@ -81,7 +81,7 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
             }
         }
         Fingerprint::Bare => format!(
-            "{} answers a bare Task or Message where {{\"task\": …}} or {{\"message\": …}} is due (SendMessageResponse, §3.2.3)",
+            "{} answers a bare Task or Message where {{\"task\": …}} or {{\"message\": …}} is due (SendMessageResponse, §10.4.1)",
             method.unwrap_or("SendMessage")
         ),
         Fingerprint::Missing { pointer } => match (one, method) {
@@ -92,7 +92,8 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
         },
         // One wrong value is told best by the check's own words, which say what the value means.
         Fingerprint::Value { .. } if one && root.failure.as_ref().is_some_and(|f| !f.message.is_empty()) => {
-            root.failure.as_ref().map(|f| first_line(&f.message)).unwrap_or_default()
+            let m = root.failure.as_ref().map(|f| first_line(&f.message)).unwrap_or_default();
+            if root.title.is_empty() { m } else { format!("{}: {m}", root.title) }
         }
         Fingerprint::Value { pointer, expected, actual } => {
             let (e, a) = (truncate(expected, MAX_VALUE), truncate(actual, MAX_VALUE));

@@ -220,7 +220,7 @@ fn baseline(out: &mut String, b: &super::model::BaselineReport) {
 
 /// The diagnosis of a failing neutral SendMessage, before the findings it explains.
 fn diagnosis(out: &mut String, r: &Report) {
-    let Some(d) = causes::diagnosis(r) else { return };
+    let Some(d) = causes::diagnosis(r.checks()) else { return };
     let Some(f) = &d.failure else { return };
     let _ = writeln!(
         out,

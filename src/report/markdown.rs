@@ -80,7 +80,7 @@ pub fn to_markdown(report: &Report) -> String {
     }
     out.push('\n');
 
-    if let Some(d) = causes::diagnosis(report)
+    if let Some(d) = causes::diagnosis(report.checks())
         && let Some(f) = &d.failure
     {
         let _ = writeln!(out, "**Diagnosis** (`{}`): {}\n", d.id, cell(&f.message));

@@ -8,6 +8,7 @@ pub mod acts;
 pub mod baseline;
 pub mod causes;
 pub mod compare;
+pub mod diagnosis;
 pub mod events;
 pub mod files;
 pub mod fingerprint;

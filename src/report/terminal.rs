@@ -109,7 +109,7 @@ pub fn render(report: &Report, color: bool) -> String {
     out.push('\n');
 
     // The diagnosis of a failing neutral SendMessage explains the findings below: told first.
-    if let Some(d) = causes::diagnosis(report)
+    if let Some(d) = causes::diagnosis(report.checks())
         && let Some(f) = &d.failure
     {
         let _ = writeln!(out, "{}", p.paint(BOLD, &format!("Diagnosis ({})", d.id)));
