@@ -18,6 +18,7 @@ use crate::client::http::HttpExchange;
 use crate::client::rpc::rpc_request;
 use crate::report::{CheckMeta, CheckResult, Evidence, Failure, Outcome, SkipReason};
 
+/// The check the diagnosis waits on when the interface cannot be used.
 const INTERFACE: &str = "KIT-IFACE-001";
 /// KIT-DIAG-001's result: a pass saying the neutral SendMessage succeeded, or the finding (an info
 /// result, never scored: the failure it explains is CORE-SEND-001's) with every request as
@@ -208,6 +209,7 @@ fn classify(x: &HttpExchange) -> (Answer, Option<Value>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::workaround::Version;
 
     fn attempt(variant: Option<usize>, answer: Answer) -> Attempt {
         Attempt { variant, answer, result: None, evidence: Evidence::default() }

@@ -9,8 +9,6 @@ use serde_json::Value;
 use super::workaround::{Spelling, Version, Workaround};
 use crate::report::Evidence;
 
-/// The check the diagnosis waits on when the interface cannot be used.
-
 /// The check whose neutral SendMessage the diagnosis repeats: graded on the true 1.0 request, never
 /// under the workaround.
 pub const ANCHOR: &str = crate::report::causes::DIAGNOSED;
@@ -35,7 +33,7 @@ pub struct Variant {
 // The neutral request and the variants: at most eight requests.
 const _: () = assert!(VARIANTS.len() < 8);
 
-const ALL_LEGACY: Spelling =
+pub(crate) const ALL_LEGACY: Spelling =
     Spelling { roles: true, states: false, kinds: true, method: true, version: Version::Legacy };
 
 /// The variants, tried in this order: one dimension each, then every 0.3 dimension together. The

@@ -124,10 +124,10 @@ pub async fn commit(State(layer): State<Arc<FaultLayer>>, req: Request, next: Ne
                 Ok(mut env) if env.is_object() => {
                     method = env.get("method").and_then(Value::as_str).map(str::to_owned);
                     task = env.pointer("/params/id").and_then(Value::as_str).map(str::to_owned);
-                    if apply::refuses_proto_enums(&faults, &mut env) {
+                    if apply::refuses_proto_enums(faults, &mut env) {
                         return crash();
                     }
-                    apply::mutate_request(&faults, &mut env);
+                    apply::mutate_request(faults, &mut env);
                     parts.headers.remove(header::CONTENT_LENGTH);
                     Body::from(env.to_string())
                 }
