@@ -302,7 +302,7 @@ fn markdown_fits_a_pull_request_comment() {
     // A cause is its headline, then its root's finding.
     assert!(
         md.contains(&format!(
-            "- **MUST** {SEND_MESSAGE} (3 checks wait on it)\n  **FAIL** `CORE-SEND-001` §3.1.1 MUST\n  > “The agent MAY create"
+            "- **MUST** Title of CORE-SEND-001: {SEND_MESSAGE} (3 checks wait on it)\n  **FAIL** `CORE-SEND-001` §3.1.1 MUST\n  > “The agent MAY create"
         )),
         "{md}"
     );

@@ -85,6 +85,10 @@ pub async fn run(ctx: &Ctx, bound: Duration, per_request: Duration) -> Diagnosis
     let deadline = started + bound.min(BOUND);
     let neutral = neutral_params(ctx);
     let first = attempt(ctx, None, neutral.clone(), deadline, per_request).await;
+    // The variants are the request the agent just answered, varied: they get a few times the time
+    // it took to answer it (at least 2 s), so an agent that goes silent costs seconds, not a
+    // timeout per variant.
+    let per_variant = per_request.min((started.elapsed() * 4).max(Duration::from_secs(2)));
     let mut d = Diagnosis {
         attempts: vec![first],
         not_sent: Vec::new(),
@@ -124,7 +128,7 @@ pub async fn run(ctx: &Ctx, bound: Duration, per_request: Duration) -> Diagnosis
             d.not_sent.push((i, "the agent stopped answering"));
             continue;
         }
-        d.attempts.push(attempt(ctx, Some(i), params, deadline, per_request).await);
+        d.attempts.push(attempt(ctx, Some(i), params, deadline, per_variant).await);
     }
     // The minimal variant only tells; leaving out what the checks are about is no workaround.
     if let Some(a) = d.attempts.iter().find(|a| a.answer.works() && a.variant.is_some_and(|i| !VARIANTS[i].minimal)) {
