@@ -9,7 +9,9 @@ use serde_json::{Map, Value};
 
 use crate::client::http::HttpRequest;
 
-/// The 1.0 Role names and their 0.3 spellings.
+/// The 1.0 Role names and their 0.3 spellings. The mock's legacy-spelling fault keeps a table of its
+/// own on purpose: the checker never reads the spec through the mock (`tests/layers.rs`), so a
+/// misreading in one is not shared by the other.
 const ROLES: &[(&str, &str)] = &[("ROLE_USER", "user"), ("ROLE_AGENT", "agent")];
 
 /// The 1.0 TaskState names and their 0.3 spellings (lower case with hyphens; 0.3's `unknown` is
