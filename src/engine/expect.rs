@@ -7,16 +7,13 @@ use super::context::{CheckRun, StepFail, code_and_message, compact, truncate};
 use super::request::{Answer, operation};
 use super::states::{is_terminal, state_of};
 use crate::client::http::{HttpExchange, StreamExchange};
+use crate::report::errors;
 use crate::report::{Failure, SkipReason, WANTED_ERROR, WANTED_RESULT, WANTED_STREAM};
 use crate::sse::SseError;
 use crate::suite::assert;
 use crate::suite::model::{Expect, ExpectError, ExpectRefused, NamedAssertion, Step};
 use crate::suite::paths;
 use crate::suite::schema;
-
-/// The checks whose requirement is the SendMessageResponse shape itself (CORE-SEND-001 is always
-/// graded on the answer as it came).
-const SEND_SHAPE_OWNERS: [&str; 2] = ["KIT-SEND-001", "DM-SERIAL-002"];
 
 /// Checks one answer against the step's expectations and returns the assertion root.
 pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> Result<Option<Value>, StepFail> {
@@ -124,9 +121,7 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
                 // Under a workaround that reads bare SendMessage results, a check that is not
                 // about the SendMessageResponse shape judges the task or message where the 1.0
                 // shape has it: the shape is its owners' finding, not every reader's.
-                let shaped = (op == "send_message" && !SEND_SHAPE_OWNERS.contains(&run.id.as_str()))
-                    .then(|| run.read_send(&result))
-                    .flatten();
+                let shaped = (op == "send_message" && !run.owns_send_shape()).then(|| run.read_send(&result)).flatten();
                 expect_body(run, &step.id, Some(shaped.as_ref().unwrap_or(&result)), exp)?;
             }
             Ok(Some(result))
@@ -270,23 +265,13 @@ fn not_jsonrpc(step: &str, message: String, wanted: &str, x: &HttpExchange) -> S
 /// The code the A2A spec assigns to an abstract error name (not the ACTS draft table where the two
 /// differ, digest §14 item 10).
 pub fn error_code(error_type: &str) -> Option<i64> {
-    Some(match error_type.trim_end_matches("Error") {
-        "TaskNotFound" => -32001,
-        "TaskNotCancelable" => -32002,
-        "PushNotificationNotSupported" => -32003,
-        "UnsupportedOperation" | "StreamingNotSupported" | "ExtendedCardNotSupported" => -32004,
-        "ContentTypeNotSupported" => -32005,
-        "InvalidAgentResponse" => -32006,
-        "ExtendedAgentCardNotConfigured" | "AuthenticatedExtendedCardNotConfigured" => -32007,
-        "ExtensionSupportRequired" => -32008,
-        "VersionNotSupported" => -32009,
-        "JSONParse" | "Parse" => -32700,
-        "InvalidRequest" => -32600,
-        "MethodNotFound" => -32601,
-        "InvalidParams" => -32602,
-        "Internal" => -32603,
-        _ => return None,
-    })
+    // Older names the ACTS draft and the 0.3 spec use for errors 1.0 renamed or merged.
+    match error_type.trim_end_matches("Error") {
+        "StreamingNotSupported" | "ExtendedCardNotSupported" => Some(-32004),
+        "AuthenticatedExtendedCardNotConfigured" => Some(-32007),
+        "Parse" => Some(-32700),
+        _ => errors::error_code(error_type),
+    }
 }
 
 /// The ACTS corpus writes error names where a code is meant (`code: TaskNotFoundError`,
@@ -419,8 +404,14 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         run.wire_check(sid, "StreamResponse", result);
         roots.push(result.clone());
     }
-    if step.expect_error.is_some() {
-        return Err(StepFail::violation(sid, "expected an error, got a stream of results"));
+    if let Some(ee) = &step.expect_error {
+        return Err(StepFail::Violation(Failure {
+            message: "expected an error, got a stream of results".into(),
+            step_id: Some(sid.into()),
+            pointer: None,
+            expected: Some(describe_error(ee)),
+            actual: Some(format!("a stream of {} result(s)", roots.len())),
+        }));
     }
     let es = step.expect_stream.clone().unwrap_or_default();
     if es.closes.unwrap_or(true)

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use super::diagnosis::{DIAGNOSED, DIAGNOSES, DIAGNOSIS, diagnosis, workaround_line};
-use super::fingerprint::{Fingerprint, fingerprint, is_finding};
+use super::fingerprint::{Fingerprint, candidates, fingerprint, is_finding};
 use super::headline;
 use super::model::{CheckResult, Level, Outcome, SkipReason};
 
@@ -47,28 +47,32 @@ impl Cause {
 /// cause that decides the most checks, then run order of the roots.
 pub fn of(results: &[CheckResult]) -> Vec<Cause> {
     let position: HashMap<&str, usize> = results.iter().enumerate().rev().map(|(i, r)| (r.id.as_str(), i)).collect();
-    let prints: Vec<Fingerprint> = results.iter().map(fingerprint).collect();
     let is_diagnosis = |i: usize| DIAGNOSES.iter().any(|(d, _)| *d == results[i].id);
 
     // Findings by fingerprint; a diagnosis joins the cause of the check it explains.
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut group_of: HashMap<usize, usize> = HashMap::new();
-    let mut by_key: HashMap<String, usize> = HashMap::new();
     let findings: Vec<usize> = (0..results.len()).filter(|&i| is_finding(&results[i])).collect();
-    for &i in findings.iter().filter(|&&i| !is_diagnosis(i)) {
-        match prints[i].key() {
-            Some(key) => {
-                let g = place(i, by_key.get(&key).copied(), &mut groups, &mut group_of);
-                by_key.insert(key, g);
-            }
-            None => {
-                place(i, None, &mut groups, &mut group_of);
-            }
+    let grouped: Vec<usize> = findings.iter().copied().filter(|&i| !is_diagnosis(i)).collect();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_print: Vec<Fingerprint> = Vec::new();
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
+    for (print, members) in shared(results, &grouped) {
+        group_of.extend(members.iter().map(|&i| (i, groups.len())));
+        groups.push(members);
+        group_print.push(print);
+    }
+    for &i in &grouped {
+        if group_of.contains_key(&i) {
+            continue;
         }
+        place(i, None, &mut groups, &mut group_of);
+        group_print.push(fingerprint(&results[i]));
     }
     for &i in findings.iter().filter(|&&i| is_diagnosis(i)) {
         let explained = DIAGNOSES.iter().find(|(d, _)| *d == results[i].id).map(|(_, t)| *t);
         let target = explained.and_then(|t| position.get(t)).and_then(|t| group_of.get(t)).copied();
+        if target.is_none() {
+            group_print.push(fingerprint(&results[i]));
+        }
         place(i, target, &mut groups, &mut group_of);
     }
 
@@ -97,7 +101,8 @@ pub fn of(results: &[CheckResult]) -> Vec<Cause> {
     let mut causes: Vec<(usize, Cause)> = groups
         .iter()
         .zip(waiting)
-        .map(|(members, waiting)| {
+        .zip(&group_print)
+        .map(|((members, waiting), print)| {
             // The root: the finding most checks wait on, then the highest level, then run order; a
             // diagnosis only when it stands alone.
             let candidates: Vec<usize> = members.iter().copied().filter(|&i| !is_diagnosis(i)).collect();
@@ -116,7 +121,6 @@ pub fn of(results: &[CheckResult]) -> Vec<Cause> {
             ordered.insert(0, root);
             let members: Vec<&CheckResult> = ordered.iter().map(|&i| &results[i]).collect();
             let waiting: Vec<&CheckResult> = waiting.iter().map(|&i| &results[i]).collect();
-            let print = &prints[root];
             let cause = Cause {
                 id: cause_id(&results[root].id, print),
                 headline: headline::of(&members, &waiting, print),
@@ -144,6 +148,48 @@ fn place(i: usize, group: Option<usize>, groups: &mut Vec<Vec<usize>>, group_of:
     groups[g].push(i);
     group_of.insert(i, g);
     g
+}
+
+/// The groups of `findings` that share a fingerprint, each with it: the fingerprint most of the
+/// findings not yet grouped share is taken first (one agent answering -32000 to everything is one
+/// story, whichever error each check wanted), then the next, while two or more share one; on a tie,
+/// the fingerprint that is the better reading of its findings ([`candidates`] order), then run order.
+/// Findings that share none are left out.
+fn shared(results: &[CheckResult], findings: &[usize]) -> Vec<(Fingerprint, Vec<usize>)> {
+    let keyed: Vec<Vec<(String, Fingerprint)>> = findings
+        .iter()
+        .map(|&i| candidates(&results[i]).into_iter().filter_map(|p| p.key().map(|k| (k, p))).collect())
+        .collect();
+    let mut taken = vec![false; findings.len()];
+    let mut out = Vec::new();
+    loop {
+        // Per key: how many findings left share it, its best rank among them, its first finding.
+        let mut tally: HashMap<&str, (usize, usize, usize)> = HashMap::new();
+        for (n, keys) in keyed.iter().enumerate().filter(|(n, _)| !taken[*n]) {
+            for (rank, (key, _)) in keys.iter().enumerate() {
+                let t = tally.entry(key.as_str()).or_insert((0, rank, n));
+                t.0 += 1;
+                t.1 = t.1.min(rank);
+            }
+        }
+        let best = tally
+            .into_iter()
+            .filter(|(_, (count, _, _))| *count >= 2)
+            .min_by_key(|(key, (count, rank, first))| (std::cmp::Reverse(*count), *rank, *first, *key));
+        let Some((key, _)) = best else { break };
+        let key = key.to_owned();
+        let mut members = Vec::new();
+        let mut print = None;
+        for (n, keys) in keyed.iter().enumerate() {
+            if let Some((_, p)) = keys.iter().find(|(k, _)| *k == key).filter(|_| !taken[n]) {
+                taken[n] = true;
+                members.push(findings[n]);
+                print.get_or_insert_with(|| p.clone());
+            }
+        }
+        out.extend(print.map(|p| (p, members)));
+    }
+    out
 }
 
 /// The finding check `i` waits on: the one its `depends_on` names, followed through checks that
@@ -194,13 +240,18 @@ mod tests {
         }
     }
 
-    /// A check whose GetTask was answered `code` where another code was due.
+    /// A check whose GetTask was answered `code` where -32001 was due.
     fn wrong_code(id: &str, level: Level, code: i64, message: &str) -> CheckResult {
+        wrong_code_for(id, level, -32001, code, message)
+    }
+
+    /// A check whose GetTask was answered `code` where `due` was.
+    fn wrong_code_for(id: &str, level: Level, due: i64, code: i64, message: &str) -> CheckResult {
         let failure = Failure {
-            message: format!("error code: expected -32001, got {code} '{message}' at /error/code"),
+            message: format!("error code: expected {due}, got {code} '{message}' at /error/code"),
             step_id: Some("get".into()),
             pointer: Some("/error/code".into()),
-            expected: Some("-32001".into()),
+            expected: Some(due.to_string()),
             actual: Some(code.to_string()),
         };
         let reply = Reply {
@@ -234,21 +285,123 @@ mod tests {
     fn findings_that_share_a_fingerprint_are_one_cause() {
         let results = vec![
             wrong_code("A", Level::Must, -32000, "Server error"),
-            wrong_code("B", Level::Should, -32000, "Server error"),
+            wrong_code_for("B", Level::Should, -32602, -32000, "Server error"),
             wrong_code("C", Level::Must, -32603, "Internal error"),
-            wrong_code("D", Level::May, -32000, "Server error"),
+            wrong_code_for("D", Level::May, -32004, -32000, "Server error"),
             with("P", Outcome::Pass, ""),
         ];
         let causes = of(&results);
         assert_eq!(causes.len(), 2, "{causes:#?}");
+        // A and C share the error that did not come, but A, B and D the one that did: the larger
+        // story wins, and C, left alone, is a cause of its own.
         assert_eq!(ids(&causes[0].findings), ["A", "B", "D"]);
         assert_eq!(causes[0].level, Level::Must);
-        assert_eq!(causes[0].headline, "Errors are answered with code -32000 'Server error' (3 checks)");
+        assert_eq!(
+            causes[0].headline,
+            "Errors are answered with code -32000 'Server error' where TaskNotFoundError (-32001), \
+             InvalidParamsError (-32602) and 1 other are due (3 checks)"
+        );
         assert_eq!(causes[1].headline, "GetTask answers error -32603 'Internal error' where -32001 is due");
         assert_eq!(
             causes[0].fingerprint.as_deref(),
             Some("JSON-RPC error -32000 'Server error' where another error is due")
         );
+    }
+
+    /// A check whose `method` call answered a result (or a stream) where `due` was.
+    fn result_where_error(id: &str, method: &str, due: i64) -> CheckResult {
+        let stream = method == "SendStreamingMessage";
+        let failure = Failure {
+            message: "expected an error, got a result".into(),
+            step_id: Some("s".into()),
+            pointer: (!stream).then(|| "/result".into()),
+            expected: Some(format!("an error with code {due}")),
+            actual: Some("{}".into()),
+        };
+        let kind = if stream { ReplyKind::Stream } else { ReplyKind::Result };
+        let reply = Reply { method: Some(method.into()), kind, code: None, message: None };
+        let evidence = vec![Evidence { step_id: Some("s".into()), reply: Some(reply), ..Evidence::default() }];
+        CheckResult { failure: Some(failure), evidence, ..CheckResult::new(&meta(id, Level::Must), Outcome::Fail) }
+    }
+
+    /// A check that found `actual` at `pointer` where `expected` was due.
+    fn value(id: &str, title: &str, pointer: &str, expected: &str, actual: &str) -> CheckResult {
+        let failure = Failure {
+            message: format!("body: does not match at {pointer}"),
+            pointer: Some(pointer.into()),
+            expected: Some(expected.into()),
+            actual: Some(actual.into()),
+            ..Failure::default()
+        };
+        let mut r = CheckResult { failure: Some(failure), ..CheckResult::new(&meta(id, Level::Must), Outcome::Fail) };
+        r.title = title.into();
+        r
+    }
+
+    #[test]
+    fn an_error_that_never_comes_is_one_cause_whatever_came_instead() {
+        let results = vec![
+            result_where_error("A", "SendMessage", -32001),
+            result_where_error("B", "SendStreamingMessage", -32001),
+            result_where_error("C", "ListTaskPushNotificationConfigs", -32001),
+            // The version is refused before any method runs: one story across methods.
+            result_where_error("V1", "SendMessage", -32009),
+            wrong_code_for("V2", Level::Must, -32009, -32001, "Task not found"),
+        ];
+        let causes = of(&results);
+        let told: Vec<(&str, &str)> = causes.iter().map(|c| (c.root.as_str(), c.headline.as_str())).collect();
+        assert_eq!(
+            told,
+            [
+                (
+                    "A",
+                    "SendMessage and SendStreamingMessage do not return TaskNotFoundError (-32001) where it is \
+                     due: they answer a result or a stream of results (2 checks)"
+                ),
+                (
+                    "V1",
+                    "SendMessage and GetTask do not return VersionNotSupportedError (-32009) where it is due: \
+                     they answer a result or -32001 'Task not found' (2 checks)"
+                ),
+                (
+                    "C",
+                    "ListTaskPushNotificationConfigs does not return TaskNotFoundError (-32001) where it is \
+                     due: it answers a result"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_same_value_in_one_member_is_one_cause_wherever_the_member_stands() {
+        let pattern = "matches: \"Z$\"";
+        let results = vec![
+            value(
+                "T1",
+                "Listed timestamps are UTC",
+                "/tasks/0/status/timestamp",
+                pattern,
+                "\"2026-12-01T15:35:46.850946+00:00\"",
+            ),
+            value(
+                "T2",
+                "GetTask timestamps are UTC",
+                "/status/timestamp",
+                "any_of: […]",
+                "\"2026-12-01T15:36:02.1+00:00\"",
+            ),
+            value("R", "Roles are ProtoJSON names", "/status/message/role", pattern, "\"agent\""),
+        ];
+        let causes = of(&results);
+        assert_eq!(causes.len(), 2, "{causes:#?}");
+        assert_eq!(ids(&causes[0].findings), ["T1", "T2"]);
+        assert_eq!(
+            causes[0].headline,
+            "`timestamp` is \"2026-12-01T15:35:46.850946+00:00\", which these checks do not accept: Listed \
+             timestamps are UTC; GetTask timestamps are UTC (2 checks)"
+        );
+        // A value seen once is told by its check.
+        assert_eq!(ids(&causes[1].findings), ["R"]);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use super::errors::described;
 use super::model::{CheckResult, Evidence, Outcome, Reply, ReplyKind, WANTED_ERROR, WANTED_RESULT, WANTED_STREAM};
 
 /// Why a finding failed, in terms other findings can share.
@@ -17,10 +18,18 @@ pub enum Fingerprint {
     /// A result the proto wraps (`SendMessageResponse`: `{"task": …}` or `{"message": …}`)
     /// answered bare, without either member: every check that reads the wrapper fails on it.
     Bare,
+    /// The error `code` (any error, when the check accepts several) was due from `method` and did
+    /// not come: a result, a stream or another error came instead. `method` is `None` for errors
+    /// decided before any method runs (the version header, the envelope).
+    ErrorDue { code: Option<i64>, method: Option<String> },
     /// A field the answers lack.
     Missing { pointer: String },
     /// The same value at the same place where another was expected.
     Value { pointer: String, expected: String, actual: String },
+    /// The same value in a member of the same name, wherever the member stands (`history` of a Task
+    /// in a GetTask result, in a SendMessageResponse, in a page of ListTasks): checks that each
+    /// expect something else of it fail on one thing the agent does.
+    Seen { name: String, actual: String },
     /// The kit could not decide, for the same stated reason (an agent that stopped answering).
     Undecided { message: String },
     /// Nothing another finding could share: the finding is a cause of its own.
@@ -38,7 +47,12 @@ impl Fingerprint {
             Fingerprint::RpcError { code, message, wanted_error } => {
                 Fingerprint::RpcError { code: *code, message: message.as_ref().map(blank), wanted_error: *wanted_error }
             }
-            Fingerprint::NotJsonrpc { .. } | Fingerprint::Bare => self.clone(),
+            Fingerprint::NotJsonrpc { .. } | Fingerprint::Bare | Fingerprint::ErrorDue { .. } => self.clone(),
+            // Every number goes: a time, a count or an id in the value is what a run made up, while
+            // its form (an offset where `Z` is due, a lowercase enum) is the story.
+            Fingerprint::Seen { name, actual } => {
+                Fingerprint::Seen { name: name.clone(), actual: digits_blanked(&blank(actual)) }
+            }
             Fingerprint::Missing { pointer } => Fingerprint::Missing { pointer: blank(pointer) },
             Fingerprint::Value { pointer, expected, actual } => {
                 Fingerprint::Value { pointer: blank(pointer), expected: blank(expected), actual: blank(actual) }
@@ -62,6 +76,14 @@ impl fmt::Display for Fingerprint {
                 write!(f, "{} where {wanted} is due", http_words(*status, content_type.as_deref()))
             }
             Fingerprint::Bare => f.write_str("a bare result where {\"task\": …} or {\"message\": …} is due"),
+            Fingerprint::ErrorDue { code, method } => {
+                let error = code.map_or_else(|| "an error".to_owned(), described);
+                match method {
+                    Some(m) => write!(f, "{error} due from {m}, not returned"),
+                    None => write!(f, "{error} due, not returned"),
+                }
+            }
+            Fingerprint::Seen { name, actual } => write!(f, "{name} is {actual}"),
             Fingerprint::Missing { pointer } => write!(f, "{} is missing", place(pointer)),
             Fingerprint::Value { pointer, expected, actual } => {
                 write!(f, "{} is {actual} where {expected} is due", place(pointer))
@@ -162,14 +184,89 @@ pub fn fingerprint(r: &CheckResult) -> Fingerprint {
     {
         return Fingerprint::Bare;
     }
+    if let Some(due) = error_due(r) {
+        return due;
+    }
     match (&f.pointer, &f.expected, &f.actual) {
-        (Some(p), _, Some(a)) if a == "<absent>" => Fingerprint::Missing { pointer: p.clone() },
+        // A member missing at the root of what a check read (a header, a whole answer) names no
+        // field another finding could share.
+        (Some(p), _, Some(a)) if a == "<absent>" && !p.is_empty() => Fingerprint::Missing { pointer: p.clone() },
+        (Some(p), _, Some(a)) if a == "<absent>" => Fingerprint::Alone,
         (Some(p), Some(e), Some(a)) => {
             Fingerprint::Value { pointer: p.clone(), expected: e.clone(), actual: a.clone() }
         }
         _ if r.outcome == Outcome::Error => Fingerprint::Undecided { message: f.message.clone() },
         _ => Fingerprint::Alone,
     }
+}
+
+/// Every fingerprint a finding can be grouped by, the one that tells it best first: the error an
+/// agent answered where another was due is also the error that did not come, and a wrong value is
+/// also the value seen in that member. Causes take, of these, the one most findings share.
+pub fn candidates(r: &CheckResult) -> Vec<Fingerprint> {
+    let first = fingerprint(r);
+    let mut all = vec![first.clone()];
+    match &first {
+        Fingerprint::RpcError { wanted_error: true, .. } => all.extend(error_due(r)),
+        Fingerprint::Value { pointer, actual, .. } => {
+            if let Some(name) = member_name(pointer) {
+                all.push(Fingerprint::Seen { name: name.to_owned(), actual: actual.clone() });
+            }
+        }
+        _ => {}
+    }
+    all
+}
+
+/// The last named member of a pointer (`/tasks/0/history` → `history`).
+fn member_name(pointer: &str) -> Option<&str> {
+    pointer.rsplit('/').find(|s| !s.is_empty() && !s.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// [`Fingerprint::ErrorDue`] for a finding whose check wanted an error and got something else: a
+/// result, a stream, or an error with another code.
+fn error_due(r: &CheckResult) -> Option<Fingerprint> {
+    let f = r.failure.as_ref()?;
+    let reply = failing_reply(r)?;
+    let expected = f.expected.as_deref()?;
+    let pointer = f.pointer.as_deref();
+    let wanted_error = match reply.kind {
+        ReplyKind::Result | ReplyKind::Stream => {
+            matches!(pointer, None | Some("/result" | "/error")) && expected.contains("rror")
+        }
+        ReplyKind::Error => pointer == Some("/error/code"),
+        ReplyKind::NotJsonrpc => false,
+    };
+    if !wanted_error {
+        return None;
+    }
+    let code = single_code(expected);
+    // These errors are decided before the method is (the version header, the envelope): whichever
+    // method carried the request, the same missing refusal is one story.
+    let before_method = code.is_some_and(|c| matches!(c, -32009 | -32700 | -32600 | -32601));
+    let method = reply.method.as_deref().filter(|_| !before_method).map(|m| match m {
+        // The streaming form of SendMessage takes the same request and owes the same errors.
+        "SendStreamingMessage" => "SendMessage".to_owned(),
+        other => other.to_owned(),
+    });
+    Some(Fingerprint::ErrorDue { code, method })
+}
+
+/// The one JSON-RPC error code (`-32xxx`) a description names, when it names exactly one.
+fn single_code(text: &str) -> Option<i64> {
+    let mut codes: Vec<i64> = Vec::new();
+    let bytes = text.as_bytes();
+    for (i, _) in text.match_indices("-32") {
+        let digits = &bytes[i + 1..];
+        let len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+        if len == 5
+            && let Ok(c) = text[i..i + 6].parse::<i64>()
+            && !codes.contains(&c)
+        {
+            codes.push(c);
+        }
+    }
+    (codes.len() == 1).then(|| codes[0])
 }
 
 /// The media type of an exchange's answer, without parameters (`text/plain; charset=utf-8` is
@@ -182,6 +279,19 @@ fn content_type(e: &Evidence) -> Option<String> {
             media.to_ascii_lowercase()
         })
     })
+}
+
+/// `text` with every run of digits replaced by `#`.
+fn digits_blanked(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if !c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('#') {
+            out.push('#');
+        }
+    }
+    out
 }
 
 /// `text` with every word that looks made up by a run replaced by `#`: a word (letters and digits,

@@ -4,8 +4,9 @@
 //! a diagnosis that explains the root, says it better than the kit's reading of the fingerprint.
 
 use super::diagnosis::DIAGNOSES;
+use super::errors::described;
 use super::fingerprint::{Fingerprint, code_words, failing_reply, http_words};
-use super::model::{CheckResult, WANTED_ERROR, WANTED_RESULT, WANTED_STREAM};
+use super::model::{CheckResult, ReplyKind, WANTED_ERROR, WANTED_RESULT, WANTED_STREAM};
 use super::text::truncate;
 
 /// Longest value (an expected or actual JSON, an error message) quoted inside a headline; the
@@ -50,7 +51,10 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
         Fingerprint::RpcError { code, message, wanted_error: true } => {
             let error = code_words(*code, message.as_deref().map(|m| truncate(m, MAX_MESSAGE)).as_deref());
             match (one, method) {
-                (false, _) => format!("Errors are answered with code {error}"),
+                (false, _) => match due_codes(members) {
+                    Some(due) => format!("Errors are answered with code {error} where {due}"),
+                    None => format!("Errors are answered with code {error}"),
+                },
                 (true, Some(m)) => format!("{m} answers error {error} where {} is due", truncate(expected, MAX_VALUE)),
                 (true, None) => {
                     format!("An error is answered with code {error} where {} is due", truncate(expected, MAX_VALUE))
@@ -84,6 +88,36 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
             "{} answers a bare Task or Message where {{\"task\": …}} or {{\"message\": …}} is due (SendMessageResponse, §10.4.1)",
             method.unwrap_or("SendMessage")
         ),
+        Fingerprint::ErrorDue { code, .. } => {
+            let error = code.map_or_else(|| "an error".to_owned(), described);
+            let methods = methods_of(members);
+            let (subject, verb, pronoun) = match methods.as_slice() {
+                [] => ("The agent".to_owned(), "does", "it"),
+                [m] => ((*m).to_owned(), "does", "it"),
+                [a, b] => (format!("{a} and {b}"), "do", "they"),
+                [a, b, c] => (format!("{a}, {b} and {c}"), "do", "they"),
+                _ => ("Calls".to_owned(), "do", "they"),
+            };
+            let answers = if pronoun == "it" { "answers" } else { "answer" };
+            format!("{subject} {verb} not return {error} where it is due: {pronoun} {answers} {}", what_came(members))
+        }
+        Fingerprint::Seen { name, actual } => {
+            let seen = match serde_json::from_str::<serde_json::Value>(actual) {
+                Ok(serde_json::Value::Array(a)) => {
+                    format!("holds {} entr{}", a.len(), if a.len() == 1 { "y" } else { "ies" })
+                }
+                _ => format!("is {}", truncate(actual, MAX_VALUE)),
+            };
+            let mut titles: Vec<&str> = members.iter().map(|r| r.title.as_str()).filter(|t| !t.is_empty()).collect();
+            let more = titles.len() > 3;
+            titles.truncate(3);
+            let titles = format!("{}{}", titles.join("; "), if more { "; …" } else { "" });
+            if titles.is_empty() {
+                format!("`{name}` {seen}")
+            } else {
+                format!("`{name}` {seen}, which these checks do not accept: {titles}")
+            }
+        }
         Fingerprint::Missing { pointer } => match (one, method) {
             (true, Some(m)) => format!("{m}'s answer lacks {}", place(pointer)),
             (false, Some(m)) => format!("{m}'s answers lack {}", place(pointer)),
@@ -112,6 +146,68 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
             Some(m) if !m.is_empty() => m,
             _ => root.title.clone(),
         },
+    }
+}
+
+/// The errors the members wanted, of those that wanted one code: "VersionNotSupportedError
+/// (-32009) is due" or "A (…), B (…) and 2 others are due".
+fn due_codes(members: &[&CheckResult]) -> Option<String> {
+    let mut codes: Vec<i64> = Vec::new();
+    let wanted = members.iter().filter_map(|r| r.failure.as_ref()?.expected.as_deref()?.trim().parse::<i64>().ok());
+    for code in wanted {
+        if !codes.contains(&code) {
+            codes.push(code);
+        }
+    }
+    if codes.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = codes.iter().take(2).map(|&c| described(c)).collect();
+    Some(match codes.len() {
+        1 => format!("{} is due", named[0]),
+        2 => format!("{} and {} are due", named[0], named[1]),
+        3 => format!("{}, {} and 1 other are due", named[0], named[1]),
+        n => format!("{}, {} and {} others are due", named[0], named[1], n - 2),
+    })
+}
+
+/// The JSON-RPC methods the members failed on, each once, in their order.
+fn methods_of<'a>(members: &[&'a CheckResult]) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for m in members.iter().filter_map(|r| failing_reply(r).and_then(|x| x.method.as_deref())) {
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+    out
+}
+
+/// What the members got where an error was due, each kind once: "a result or -32001 'Task not found'".
+fn what_came(members: &[&CheckResult]) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for reply in members.iter().filter_map(|r| failing_reply(r)) {
+        let what = match reply.kind {
+            ReplyKind::Result => "a result".to_owned(),
+            ReplyKind::Stream => "a stream of results".to_owned(),
+            ReplyKind::Error => {
+                format!(
+                    "{}",
+                    code_words(reply.code, reply.message.as_deref().map(|m| truncate(m, MAX_MESSAGE)).as_deref())
+                )
+            }
+            ReplyKind::NotJsonrpc => "no JSON-RPC answer".to_owned(),
+        };
+        if !seen.contains(&what) {
+            seen.push(what);
+        }
+    }
+    match seen.len() {
+        0 => "something else".to_owned(),
+        1 => seen.remove(0),
+        _ => {
+            let last = seen.pop().unwrap_or_default();
+            format!("{} or {last}", seen.join(", "))
+        }
     }
 }
 

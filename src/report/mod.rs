@@ -9,6 +9,7 @@ pub mod baseline;
 pub mod causes;
 pub mod compare;
 pub mod diagnosis;
+pub mod errors;
 pub mod events;
 pub mod files;
 pub mod fingerprint;
