@@ -272,6 +272,12 @@ impl<'a> CheckRun<'a> {
         }
     }
 
+    /// Whether this check's requirement is the SendMessageResponse shape itself, so that it reads
+    /// SendMessage answers as they came, also under a workaround (CORE-SEND-001 always does).
+    pub(crate) fn owns_send_shape(&self) -> bool {
+        ["KIT-SEND-001", "DM-SERIAL-002"].contains(&self.id.as_str())
+    }
+
     /// A SendMessage result as this check reads it for captures: wrapped when the workaround reads
     /// bare results (never for CORE-SEND-001).
     pub(crate) fn read_send(&self, result: &Value) -> Option<Value> {

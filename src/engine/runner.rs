@@ -184,11 +184,11 @@ fn peek_root(answer: &Answer) -> Value {
 
 fn finish_step(run: &mut CheckRun<'_>, step: &Step, answer: &Answer, root: Option<Value>) -> Result<(), StepFail> {
     let root = root.unwrap_or(Value::Null);
-    // Under a workaround that reads bare SendMessage results, a capture reads the task or message
-    // where the 1.0 shape has it; what the step expects is still graded on the answer as it came.
-    let shaped = (!step.capture.is_empty() && step.operation.as_deref() == Some("send_message"))
-        .then(|| run.read_send(&root))
-        .flatten();
+    // Under a workaround that reads bare SendMessage results, captures and the `response` later
+    // steps compare with read the task or message where the 1.0 shape has it (the shape is its
+    // owners' finding, not every reader's).
+    let reads = !step.capture.is_empty() || !run.owns_send_shape();
+    let shaped = (reads && step.operation.as_deref() == Some("send_message")).then(|| run.read_send(&root)).flatten();
     for (var, path) in &step.capture {
         let value = capture(answer, shaped.as_ref().unwrap_or(&root), path).ok_or_else(|| {
             StepFail::Violation(Failure {
@@ -201,7 +201,8 @@ fn finish_step(run: &mut CheckRun<'_>, step: &Step, answer: &Answer, root: Optio
         })?;
         run.vars.set_step(&step.id, var, value);
     }
-    run.vars.set_step(&step.id, "response", root);
+    let response = if run.owns_send_shape() { root } else { shaped.unwrap_or(root) };
+    run.vars.set_step(&step.id, "response", response);
     for a in &step.assertions {
         named_assertion(run, &step.id, a)?;
     }
