@@ -108,6 +108,11 @@ pub struct StreamExchange {
     pub truncated: bool,
     /// From sending to the end of the stream.
     pub elapsed: Duration,
+    /// From sending to the response head.
+    pub head_at: Duration,
+    /// From sending to each event of `events`, in order: whether updates came while the task ran
+    /// or were held back to its end.
+    pub arrivals: Vec<Duration>,
 }
 
 /// Why an exchange did not happen. Messages never contain user-supplied header values.
@@ -456,12 +461,15 @@ impl HttpClient {
         let start = Instant::now();
         let deadline = start + self.config.timeout;
         let Head { request, mut response, status, headers } = self.head(req, deadline).await?;
+        let head_at = start.elapsed();
         let is_sse = sse::is_event_stream(find_header(&headers, "content-type"));
         if is_sse {
             let mut events = Vec::new();
+            let mut arrivals = Vec::new();
             let stream = Box::pin(response.bytes_stream());
             let end = sse::read_stream(stream, limits, |ev| {
                 events.push(ev);
+                arrivals.push(start.elapsed());
                 if stop_after.is_some_and(|n| events.len() >= n) {
                     ControlFlow::Break(())
                 } else {
@@ -482,6 +490,8 @@ impl HttpClient {
                 body: Vec::new(),
                 truncated: false,
                 elapsed: start.elapsed(),
+                head_at,
+                arrivals,
             })
         } else {
             let (body, truncated) = self.read_body(&mut response, deadline).await?;
@@ -494,6 +504,8 @@ impl HttpClient {
                 body,
                 truncated,
                 elapsed: start.elapsed(),
+                head_at,
+                arrivals: Vec::new(),
             })
         }
     }

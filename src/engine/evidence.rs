@@ -273,6 +273,8 @@ mod tests {
             body: Vec::new(),
             truncated: false,
             elapsed: Duration::ZERO,
+            head_at: Duration::ZERO,
+            arrivals: vec![Duration::ZERO],
         };
         let body = x.to_evidence(None, &Redactor::new()).response_body.unwrap();
         assert!(body.starts_with("id: 1\ndata: {\"a\":1}\n\n: [stream error: no data within idle_timeout"), "{body}");

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::context::{CheckRun, StepFail, code_and_message, compact, truncate};
+use super::liveness::{self, Liveness};
 use super::request::{Answer, operation};
 use super::states::{is_terminal, state_of};
 use crate::client::http::{HttpExchange, StreamExchange};
@@ -456,6 +457,21 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
                     actual: Some(got.as_ref().map(compact).unwrap_or_else(|| "<absent>".into())),
                 }));
             }
+        }
+    }
+    if es.live == Some(true) {
+        match liveness::judge(x.head_at, &x.arrivals, &roots) {
+            Liveness::Live => {}
+            Liveness::HeldBack(why) => {
+                return Err(StepFail::Violation(Failure {
+                    message: format!("the updates were held back to the end of the task: {why}"),
+                    step_id: Some(sid.into()),
+                    pointer: None,
+                    expected: Some("updates sent while the task runs".into()),
+                    actual: Some(why),
+                }));
+            }
+            Liveness::CannotTell(why) => return Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, why)),
         }
     }
     if es.unique_ids == Some(true) {

@@ -10,6 +10,7 @@ pub mod evidence;
 pub mod expect;
 pub mod guard;
 pub mod ids;
+pub mod liveness;
 pub mod probes;
 pub mod reach;
 pub mod request;

@@ -400,6 +400,10 @@ pub struct ExpectStream {
     /// the id of the request it answers).
     #[serde(default)]
     pub echo_request_id: Option<bool>,
+    /// ext: the updates came while the task ran, not held back to its end (§3.1.2 "real-time
+    /// updates"; see engine::liveness for the tolerance).
+    #[serde(default)]
+    pub live: Option<bool>,
 }
 
 /// A post-step or post-test assertion (ACTS §5.5).

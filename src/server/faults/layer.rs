@@ -268,18 +268,29 @@ fn rewrite_stream(
             _ => None,
         })
         .max();
+    let hold_back = faults
+        .mutations()
+        .any(|m| matches!(m, Mutation::SseHoldBack { methods } if applies(methods, method.as_deref())));
     let encode = |events: Vec<SseEvent>| -> Bytes { Bytes::from(encode_events(&events)) };
     struct S {
         inner: axum::body::BodyDataStream,
         parser: SseParser,
         state: StreamState,
         done: bool,
+        /// Events held back until the stream ends (`SseHoldBack`).
+        held: Vec<SseEvent>,
         /// Keeps the stream counted among its task's open subscriptions while it lives.
         _subscribed: Option<Subscribed>,
     }
     let state = StreamState::new(subscribed.as_ref().is_some_and(|s| s.concurrent));
-    let start =
-        S { inner: body.into_data_stream(), parser: SseParser::default(), state, done: false, _subscribed: subscribed };
+    let start = S {
+        inner: body.into_data_stream(),
+        parser: SseParser::default(),
+        state,
+        done: false,
+        held: Vec::new(),
+        _subscribed: subscribed,
+    };
     let stream = futures::stream::unfold(start, move |mut s| {
         let faults = faults.clone();
         let method = method.clone();
@@ -301,6 +312,10 @@ fn rewrite_stream(
                             return Some((Ok(chunk), s));
                         };
                         let out = apply::mutate_frames(&faults, method.as_deref(), &mut s.state, events, false);
+                        if hold_back {
+                            s.held.extend(out);
+                            continue;
+                        }
                         if out.is_empty() {
                             continue;
                         }
@@ -309,7 +324,8 @@ fn rewrite_stream(
                     Some(Err(e)) => return Some((Err(std::io::Error::other(e.to_string())), s)),
                     None => {
                         s.done = true;
-                        let out = apply::mutate_frames(&faults, method.as_deref(), &mut s.state, Vec::new(), true);
+                        let mut out = std::mem::take(&mut s.held);
+                        out.extend(apply::mutate_frames(&faults, method.as_deref(), &mut s.state, Vec::new(), true));
                         if !out.is_empty() {
                             return Some((Ok(encode(out)), s));
                         }

@@ -269,6 +269,12 @@ pub enum Mutation {
     /// open, sets `pointer` (from the event's `result`, creating the last member) in every event
     /// after the first: the later subscriber is sent events of its own, not the ones broadcast.
     SseConcurrentSet { pointer: String, value: Value },
+    /// Holds every event of a stream back until the task has finished, then sends them together:
+    /// a stream that is not real-time.
+    SseHoldBack {
+        #[serde(default)]
+        methods: Vec<String>,
+    },
     /// Keeps a stream open this long after its last event.
     SseKeepOpen {
         /// Milliseconds.
