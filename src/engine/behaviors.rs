@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::context::{Ctx, compact};
 use super::request::normalize_params;
+use super::settle::settle_result;
 use super::states::state_of;
 use crate::client::rpc::{rpc_request, rpc_stream_request};
 use crate::suite::assert;
@@ -102,7 +103,10 @@ async fn send(ctx: &Ctx, params: Value) -> Result<Value, String> {
         return Err(format!("the agent answered with error {}", compact(err)));
     }
     let result = v.get("result").ok_or_else(|| format!("no result in {}", compact(&v)))?;
-    Ok(ctx.read_send(result).unwrap_or_else(|| result.clone()))
+    let result = ctx.read_send(result).unwrap_or_else(|| result.clone());
+    // What the agent does with the message is what it shows once the task settled, not what a
+    // blocking answer sent before its work ran says (§3.2.2 is the blocking checks' to grade).
+    Ok(settle_result(ctx, "behaviour map", &x.request, result).await)
 }
 
 fn check_result(result: &Value, c: &Confirm) -> Result<(), String> {

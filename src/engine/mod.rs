@@ -17,6 +17,7 @@ pub mod request;
 pub mod runner;
 pub mod scheduler;
 pub mod security;
+pub mod settle;
 pub mod states;
 pub mod webhook;
 pub mod workaround;

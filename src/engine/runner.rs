@@ -9,6 +9,7 @@ use super::context::{CheckRun, StepFail, compact};
 use super::expect::{evaluate, named_assertion};
 use super::probes;
 use super::request::{Answer, send};
+use super::settle::settle_answer;
 use super::states::is_terminal;
 use crate::client::rpc::rpc_request;
 use crate::report::{Failure, SkipReason};
@@ -24,11 +25,12 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
     if test.steps.is_empty() {
         return Err(StepFail::undecided("-", "the check has no steps and no probe"));
     }
-    for step in &test.steps {
+    for (i, step) in test.steps.iter().enumerate() {
         if let Some(ms) = step.delay_ms {
             tokio::time::sleep(Duration::from_millis(ms.min(60_000))).await;
         }
-        if let Err(e) = run_step(run, step).await {
+        let last = i + 1 == test.steps.len();
+        if let Err(e) = run_step(run, step, last).await {
             return Err(match e {
                 e @ (StepFail::Violation(_) | StepFail::Undecided(_)) if !step.prerequisite.is_empty() => {
                     StepFail::Prerequisite { causes: step.prerequisite.0.clone(), failure: Box::new(e) }
@@ -43,7 +45,8 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
     Ok(())
 }
 
-async fn run_step(run: &mut CheckRun<'_>, step: &Step) -> Result<(), StepFail> {
+/// `last`: no step follows this one.
+async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(), StepFail> {
     if let Some(a) = &step.assertion {
         return named_assertion(run, &step.id, a);
     }
@@ -52,6 +55,8 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step) -> Result<(), StepFail> {
     loop {
         attempt += 1;
         let answer = send(run, step).await?;
+        // A blocking answer whose task is still in progress is judged once the task settled.
+        let answer = settle_answer(run, step, last, answer).await;
         if let Some(why) = late_subscription(run, step, &answer).await {
             return Err(StepFail::undecided(&step.id, why));
         }

@@ -201,7 +201,17 @@ async fn accept_new_message(
     }
     let snapshot = snapshot.then(|| Box::new(handle.lock().task().into_owned()));
     let sub = handle.subscribe_after(Some(0));
-    spawn_run(handle.clone(), &scenario.steps, input);
+    match app.faults.run_delay() {
+        // A worker that picks the task up later: a cancel in between leaves it nothing to run.
+        Some(delay) => {
+            let handle = handle.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(delay).await;
+                spawn_run(handle, &scenario.steps, input);
+            });
+        }
+        None => spawn_run(handle.clone(), &scenario.steps, input),
+    }
     Ok(Accepted::Task(handle, snapshot, 0, sub))
 }
 

@@ -283,6 +283,13 @@ pub struct Step {
     /// ext: the request must be refused for its credentials (§7.4).
     #[serde(default)]
     pub expect_refused: Option<ExpectRefused>,
+    /// ext: `false` judges a blocking SendMessage answer as it came. By default, an answer whose
+    /// task is still SUBMITTED or WORKING is settled first: the kit polls GetTask (within
+    /// `--patience`) until the task is terminal or interrupted and judges the step on that task,
+    /// so that an agent that answers before its work has run gets the same verdicts every run.
+    /// The checks of blocking itself (§3.2.2) say `false`: the first answer is their subject.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<bool>,
     /// Delay before the step.
     #[serde(default)]
     pub delay_ms: Option<u64>,

@@ -205,10 +205,11 @@ pub fn mutate_request(faults: &ActiveFaults, envelope: &mut Value) {
                     shift_time(s, *ms);
                 }
             }
-            Mutation::RequestSet { pointer, value, if_absent, when_present, methods }
+            Mutation::RequestSet { pointer, value, if_absent, when_present, when_absent, methods }
                 if applies(methods, method.as_deref())
                     && (!*if_absent || envelope.pointer(pointer).is_none())
-                    && when_present.as_deref().is_none_or(|p| envelope.pointer(p).is_some()) =>
+                    && when_present.as_deref().is_none_or(|p| envelope.pointer(p).is_some())
+                    && when_absent.as_deref().is_none_or(|p| envelope.pointer(p).is_none()) =>
             {
                 set_pointer(envelope, pointer, value.clone())
             }

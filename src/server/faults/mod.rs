@@ -201,6 +201,10 @@ pub enum Mutation {
         /// know about).
         #[serde(default)]
         when_present: Option<String>,
+        /// Only when the request has nothing at this pointer (e.g. `/params/message/taskId`: a
+        /// message that starts a task, not a follow-up).
+        #[serde(default)]
+        when_absent: Option<String>,
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -377,6 +381,12 @@ pub enum Mutation {
     /// CancelTask (§3.1.5): a cancel refused because the task is finished (TaskNotCancelableError)
     /// marks the task canceled all the same.
     RefusedCancelApplies,
+    /// Tasks (§3.2.2): the script of a new task starts `min_ms`..=`max_ms` milliseconds (drawn
+    /// afresh for each task) after the task was created, as by an agent whose worker picks the
+    /// task up from a queue. Alone it is conforming (a blocking call still waits for the task);
+    /// with a blocking SendMessage answered at once it is an agent that answers before its work
+    /// has run, the task finishing a few milliseconds later.
+    DeferRun { min_ms: u64, max_ms: u64 },
     /// Tenant isolation (§13.1): how a caller is answered about another caller's task: `visible`
     /// (as if it were its own; ListTasks lists everyone's), `revealed` (-32001, but the message says
     /// the task exists), `slow` (-32001 as for a missing task, after `ms`).
@@ -550,6 +560,19 @@ impl ActiveFaults {
     pub fn reused_task_id(&self) -> Option<&str> {
         self.mutations().find_map(|m| match m {
             Mutation::ReuseTaskId { id } => Some(id.as_str()),
+            _ => None,
+        })
+    }
+
+    /// How long a new task's script waits before it starts, when a fault defers it: drawn from the
+    /// fault's range afresh on every call.
+    pub fn run_delay(&self) -> Option<std::time::Duration> {
+        self.mutations().find_map(|m| match m {
+            Mutation::DeferRun { min_ms, max_ms } => {
+                let (lo, hi) = (*min_ms.min(max_ms), *min_ms.max(max_ms));
+                let r = u64::from_le_bytes(uuid::Uuid::new_v4().as_bytes()[..8].try_into().expect("8 bytes"));
+                Some(std::time::Duration::from_millis(lo + r % (hi - lo + 1)))
+            }
             _ => None,
         })
     }
