@@ -145,7 +145,8 @@ fn enough_events(es: Option<&ExpectStream>) -> Option<usize> {
         || es.each_event.is_some()
         || es.ordering.is_some()
         || es.unique_ids == Some(true)
-        || es.echo_request_id == Some(true);
+        || es.echo_request_id == Some(true)
+        || es.live == Some(true);
     if es.closes != Some(false) || whole_stream {
         return None;
     }
