@@ -59,3 +59,21 @@ async fn mapped_behaviours_are_confirmed_once_and_a_false_one_skips_its_checks()
         cancel.skip_detail
     );
 }
+
+#[tokio::test]
+async fn a_task_that_only_looks_running_is_not_long_running() {
+    // "tck-complete-task" with returnImmediately: the mock answers before the work has run (the
+    // task SUBMITTED or WORKING) and completes it a moment later.
+    let quick = "behaviors:\n  tck-long-running: {text: \"tck-complete-task quick\"}\n";
+    let report = run(quick, &["CORE-EXEC-001"]).await;
+    let exec = report.checks().find(|c| c.id == "CORE-EXEC-001").expect("CORE-EXEC-001 ran").clone();
+    assert_eq!((exec.outcome, exec.skip_reason), (Outcome::Skip, Some(SkipReason::PreconditionFailed)), "{exec:?}");
+    let note = report.target.notes.iter().find(|n| n.contains("tck-long-running")).expect("a note on the behaviour");
+    assert!(note.contains("does not keep running"), "{note}");
+
+    // The contract's own long-running task is seen running and drives the check.
+    let long = "behaviors:\n  tck-long-running: {text: \"tck-long-running from the map\"}\n";
+    let report = run(long, &["CORE-EXEC-001"]).await;
+    let exec = report.checks().find(|c| c.id == "CORE-EXEC-001").expect("CORE-EXEC-001 ran").clone();
+    assert_eq!(exec.outcome, Outcome::Pass, "{:?} {:?}", exec.failure, report.target.notes);
+}

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::context::{Ctx, compact};
 use super::request::normalize_params;
-use super::settle::settle_result;
+use super::settle::{in_progress, settle_result};
 use super::states::state_of;
 use crate::client::rpc::{rpc_request, rpc_stream_request};
 use crate::suite::assert;
@@ -76,6 +76,9 @@ async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> 
     }
     let result = send(ctx, params).await?;
     check_result(&result, c)?;
+    if c.still_running {
+        still_running(ctx, &result).await?;
+    }
     if let Some(next) = &c.followup {
         let Some(text) = followup else {
             return Err("the contract needs a follow-up and the map gives none (`followup`)".into());
@@ -89,6 +92,38 @@ async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> 
         let params = normalize_params("send_message", json!({"message": message}), &ctx.tenant, &Behaviors::None);
         let after = send(ctx, params).await?;
         check_result(&after, next).map_err(|e| format!("after the follow-up {text:?}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// How often, and how long after the answer, the task is looked at: long enough for a task that
+/// only looked running (SUBMITTED, its work not yet started) to finish, short of what a check
+/// that needs it running spends before it acts on it.
+const WATCH: [Duration; 4] =
+    [Duration::ZERO, Duration::from_millis(50), Duration::from_millis(150), Duration::from_millis(300)];
+
+/// The task of `result` is still running after the answer: GetTask sees it SUBMITTED or WORKING,
+/// never terminal or interrupted, for the whole of [`WATCH`].
+async fn still_running(ctx: &Ctx, result: &Value) -> Result<(), String> {
+    let task = result.pointer("/task/id").and_then(Value::as_str).ok_or("the answer holds no task to watch")?;
+    let started = std::time::Instant::now();
+    for wait in WATCH {
+        tokio::time::sleep(wait).await;
+        let params = normalize_params("get_task", json!({"id": task}), &ctx.tenant, &Behaviors::None);
+        let id = json!(format!("kit-confirm-{}", uuid::Uuid::new_v4().simple()));
+        let mut req = rpc_request(&ctx.rpc_url, &id, "GetTask", Some(params));
+        ctx.adapt(&mut req);
+        let x = ctx.exchange("behaviour map", req).await?;
+        let v = x.json().map_err(|e| ctx.redactor.redact(&e))?;
+        let Some(state) = v.pointer("/result/status/state").and_then(Value::as_str) else {
+            return Err(format!("GetTask on the task it started answered {}", compact(&v)));
+        };
+        if !in_progress(state) {
+            return Err(format!(
+                "the answer said the task was running, but GetTask found it {state} {} ms later: it does not keep running",
+                started.elapsed().as_millis()
+            ));
+        }
     }
     Ok(())
 }

@@ -40,6 +40,11 @@ pub struct Confirm {
     /// Assertion on the stream's last event.
     #[serde(default)]
     pub final_event: Option<Value>,
+    /// The task must be seen still running after the answer came back (GetTask for a few hundred
+    /// milliseconds finds it SUBMITTED or WORKING): an answer that says SUBMITTED about a task that
+    /// finishes a few milliseconds later is no long-running task.
+    #[serde(default)]
+    pub still_running: bool,
     /// What the task must do when the map's follow-up is sent to it.
     #[serde(default)]
     pub followup: Option<Box<Confirm>>,
