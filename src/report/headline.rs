@@ -190,10 +190,7 @@ fn what_came(members: &[&CheckResult]) -> String {
             ReplyKind::Result => "a result".to_owned(),
             ReplyKind::Stream => "a stream of results".to_owned(),
             ReplyKind::Error => {
-                format!(
-                    "{}",
-                    code_words(reply.code, reply.message.as_deref().map(|m| truncate(m, MAX_MESSAGE)).as_deref())
-                )
+                code_words(reply.code, reply.message.as_deref().map(|m| truncate(m, MAX_MESSAGE)).as_deref())
             }
             ReplyKind::NotJsonrpc => "no JSON-RPC answer".to_owned(),
         };
