@@ -94,7 +94,10 @@ fn get_answers_500() -> Arc<Fault> {
 }
 
 async fn run_against(faults: Vec<Arc<Fault>>) -> Report {
-    let dir = std::env::temp_dir().join(format!("a2a-conform-cascade-{}-{}", std::process::id(), faults.len()));
+    // Tests run at once in one process: each run gets a folder of its own.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("a2a-conform-cascade-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let suite = dir.join("cascade.json");
     std::fs::write(&suite, SUITE).unwrap();
