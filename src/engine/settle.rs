@@ -95,13 +95,16 @@ fn non_blocking(sent: &Value) -> bool {
     sent.pointer("/params/configuration/returnImmediately").and_then(Value::as_bool) == Some(true)
 }
 
-/// The id of the task a SendMessage result holds while its work is in progress (read where the
-/// run reads SendMessage results).
-fn unsettled_task(run: &CheckRun<'_>, result: &Value) -> Option<String> {
-    let shaped = run.read_send(result);
-    let task = shaped.as_ref().unwrap_or(result).get("task")?;
+/// The id of the task a SendMessage result (in the 1.0 shape) holds while its work is in progress.
+fn in_progress_task(result: &Value) -> Option<String> {
+    let task = result.get("task")?;
     let state = task.pointer("/status/state").and_then(Value::as_str)?;
     in_progress(state).then(|| task.get("id").and_then(Value::as_str).map(str::to_owned))?
+}
+
+/// [`in_progress_task`] of a result read where the run reads SendMessage results.
+fn unsettled_task(run: &CheckRun<'_>, result: &Value) -> Option<String> {
+    in_progress_task(run.read_send(result).as_ref().unwrap_or(result))
 }
 
 /// A blocking SendMessage step's answer, settled: when its task is still in progress, GetTask is
@@ -165,15 +168,7 @@ pub(crate) async fn settle_result(ctx: &Ctx, origin: &str, sent: &HttpRequest, r
     if non_blocking(&body) {
         return result;
     }
-    let Some(task) = result
-        .get("task")
-        .filter(|t| t.pointer("/status/state").and_then(Value::as_str).is_some_and(in_progress))
-        .and_then(|t| t.get("id"))
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    else {
-        return result;
-    };
+    let Some(task) = in_progress_task(&result) else { return result };
     let params = get_params(&body, &task, &ctx.tenant, &Behaviors::None);
     let template = HttpRequest { body: None, ..sent.clone() };
     let settled = poll(ctx, origin, template, params, |req| {
