@@ -108,11 +108,13 @@ pub struct CheckArgs {
     /// signatures checks verify the public and extended card against these.
     #[arg(long = "trust-key", value_name = "FILE")]
     pub trust_keys: Vec<PathBuf>,
-    /// Which messages make the agent do what checks need: `acts` (it implements the ACTS §11
-    /// tck-* prefixes; the embedded mock does), `none`, or a behaviour map FILE (YAML or JSON)
-    /// naming the message that makes your agent do each behaviour. Checks needing a behaviour
-    /// that is not available skip with behavior_not_available.
-    #[arg(long, value_name = "acts|none|FILE")]
+    /// Which messages make the agent do what checks need: `discover` (the default for a URL: the
+    /// kit tries the neutral prompt and the card's skill examples, once each, and uses the
+    /// behaviours it sees happen), `acts` (it implements the ACTS §11 tck-* prefixes; the default
+    /// for the embedded mock), `none`, or a behaviour map FILE (YAML or JSON) naming the message
+    /// that makes your agent do each behaviour. Checks needing a behaviour that is not available
+    /// skip with behavior_not_available, saying what the prompts tried did.
+    #[arg(long, value_name = "discover|acts|none|FILE")]
     pub behaviors: Option<String>,
     /// The neutral message checks that need no behaviour send to the agent.
     #[arg(long, default_value = check::DEFAULT_PROMPT)]
@@ -572,7 +574,7 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
         quiet: args.quiet,
     };
     let behaviors = match args.behaviors.as_deref() {
-        None => None,
+        None | Some("discover") => None,
         Some("acts") => Some(Behaviors::Acts),
         Some("none") => Some(Behaviors::None),
         Some(file) => Some(Behaviors::Map(

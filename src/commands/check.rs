@@ -17,6 +17,7 @@ use crate::client::redact::Redactor;
 use crate::engine::behaviors;
 use crate::engine::context::{Callers, Ctx};
 use crate::engine::diagnose;
+use crate::engine::discover;
 use crate::engine::evidence::ToEvidence as _;
 use crate::engine::guard::{CANARY_HEADER, Guard};
 use crate::engine::reach;
@@ -105,6 +106,10 @@ pub struct CheckOptions {
     /// When the diagnosis finds a 0.3 spelling the agent accepts, send every other check's
     /// requests that way (`--no-workaround` turns it off).
     pub workaround: bool,
+    /// With no behaviours given (`behaviors` none), find them: try the neutral prompt and the
+    /// card's skill examples and keep the behaviours seen happen (the default for a URL given no
+    /// `--behaviors`).
+    pub discover_behaviors: bool,
 }
 
 impl CheckOptions {
@@ -117,6 +122,7 @@ impl CheckOptions {
             only: Vec::new(),
             exclude: Vec::new(),
             behaviors: Behaviors::None,
+            discover_behaviors: false,
             prompt: DEFAULT_PROMPT.to_owned(),
             strict: false,
             jobs: 4,
@@ -182,6 +188,8 @@ pub async fn run_command(embedded: bool, behaviors: Option<Behaviors>, mut opts:
         None
     };
     // The embedded mock implements the ACTS contract; an agent out there is not assumed to.
+    // An agent given no --behaviors gets the ones the kit sees it do.
+    opts.discover_behaviors = behaviors.is_none() && !embedded;
     opts.behaviors = behaviors.unwrap_or(if embedded { Behaviors::Acts } else { Behaviors::None });
     let mut files: Vec<FileSink> = output.formats.iter().map(|f| FileSink::new(*f, &output.dir)).collect();
     let mut view: Box<dyn Sink + Send> = if output.json_lines {
@@ -490,6 +498,23 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         }
         ctx.diagnosis = Some(d);
     }
+    let mut target = target;
+    if opts.discover_behaviors && ctx.behaviors == Behaviors::None && ctx.interface_problem.is_none() {
+        let began = Instant::now();
+        let found = discover::discover(&ctx).await;
+        spent += began.elapsed();
+        target.notes.push(discover::summary(&found));
+        ctx.behaviors = Behaviors::Map(found);
+        let sel = Selection { behaviors: ctx.behaviors.clone(), ..sel };
+        let fresh = plan::plan(&suites, &sel, Some(&ctx.discovery.card)).map_err(CheckError::Usage)?;
+        for c in checks.iter_mut() {
+            if let Disposition::Skip(SkipReason::BehaviorNotAvailable, _) = c.disposition
+                && let Some(f) = fresh.iter().find(|f| f.test.id == c.test.id)
+            {
+                c.disposition = f.disposition.clone();
+            }
+        }
+    }
     let ctx = Arc::new(ctx);
     let deadline = {
         let ctx = ctx.clone();
@@ -501,7 +526,6 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
             ctx.guard.stop(format!("the run deadline ({} s, --deadline) was reached", limit.as_secs()));
         })
     };
-    let mut target = target;
     refute_mapped_behaviors(&ctx, &mut checks, &mut target.notes, opts.timeout).await;
     let info = run_info(opts, &suites, started_at, target);
     let planned = checks.iter().map(|c| c.test.id.clone()).collect();

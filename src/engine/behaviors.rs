@@ -13,7 +13,7 @@ use super::settle::{in_progress, settle_result};
 use super::states::state_of;
 use crate::client::rpc::{rpc_request, rpc_stream_request};
 use crate::suite::assert;
-use crate::suite::behaviors::{Behaviors, Confirm, contract};
+use crate::suite::behaviors::{Behaviors, Confirm, MapOrigin, contract};
 use crate::suite::paths;
 
 /// Behaviour → why the agent did not do it (absent: it did).
@@ -22,6 +22,10 @@ pub type Refuted = BTreeMap<String, String>;
 /// Tries every behaviour in `needed` that the map names; returns those the agent did not do.
 pub async fn confirm(ctx: &Ctx, needed: &[String], budget: Duration) -> Refuted {
     let Behaviors::Map(map) = &ctx.behaviors else { return Refuted::new() };
+    if map.origin != MapOrigin::File {
+        // The kit found these itself, by seeing them happen.
+        return Refuted::new();
+    }
     let mut refuted = Refuted::new();
     for name in needed {
         let (Some(entry), Some(c)) = (map.entries.get(name), contract().get(name)) else { continue };
@@ -99,36 +103,57 @@ async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> 
 /// How often, and how long after the answer, the task is looked at: long enough for a task that
 /// only looked running (SUBMITTED, its work not yet started) to finish, short of what a check
 /// that needs it running spends before it acts on it.
-const WATCH: [Duration; 4] =
+pub(super) const WATCH: [Duration; 4] =
     [Duration::ZERO, Duration::from_millis(50), Duration::from_millis(150), Duration::from_millis(300)];
 
 /// The task of `result` is still running after the answer: GetTask sees it SUBMITTED or WORKING,
 /// never terminal or interrupted, for the whole of [`WATCH`].
 async fn still_running(ctx: &Ctx, result: &Value) -> Result<(), String> {
     let task = result.pointer("/task/id").and_then(Value::as_str).ok_or("the answer holds no task to watch")?;
+    match watch(ctx, task).await? {
+        None => Ok(()),
+        Some((found, after)) => Err(format!(
+            "the answer said the task was running, but GetTask found it {} {} ms later: it does not keep running",
+            state_of_task(&found),
+            after.as_millis()
+        )),
+    }
+}
+
+/// Looks at `task` at each of [`WATCH`]; the task as GetTask found it once no longer in progress,
+/// and when, or `None` when it was running every time.
+pub(super) async fn watch(ctx: &Ctx, task: &str) -> Result<Option<(Value, Duration)>, String> {
     let started = std::time::Instant::now();
     for wait in WATCH {
         tokio::time::sleep(wait).await;
-        let params = normalize_params("get_task", json!({"id": task}), &ctx.tenant, &Behaviors::None);
-        let id = json!(format!("kit-confirm-{}", uuid::Uuid::new_v4().simple()));
-        let mut req = rpc_request(&ctx.rpc_url, &id, "GetTask", Some(params));
-        ctx.adapt(&mut req);
-        let x = ctx.exchange("behaviour map", req).await?;
-        let v = x.json().map_err(|e| ctx.redactor.redact(&e))?;
-        let Some(state) = v.pointer("/result/status/state").and_then(Value::as_str) else {
-            return Err(format!("GetTask on the task it started answered {}", compact(&v)));
-        };
-        if !in_progress(state) {
-            return Err(format!(
-                "the answer said the task was running, but GetTask found it {state} {} ms later: it does not keep running",
-                started.elapsed().as_millis()
-            ));
+        let found = get_task(ctx, task).await?;
+        if !in_progress(state_of_task(&found)) {
+            return Ok(Some((found, started.elapsed())));
         }
     }
-    Ok(())
+    Ok(None)
 }
 
-async fn send(ctx: &Ctx, params: Value) -> Result<Value, String> {
+/// GetTask on a task the kit started on its own behalf; the task it answered.
+pub(super) async fn get_task(ctx: &Ctx, task: &str) -> Result<Value, String> {
+    let params = normalize_params("get_task", json!({"id": task}), &ctx.tenant, &Behaviors::None);
+    let id = json!(format!("kit-confirm-{}", uuid::Uuid::new_v4().simple()));
+    let mut req = rpc_request(&ctx.rpc_url, &id, "GetTask", Some(params));
+    ctx.adapt(&mut req);
+    let x = ctx.exchange("behaviour map", req).await?;
+    let v = x.json().map_err(|e| ctx.redactor.redact(&e))?;
+    match v.get("result") {
+        Some(task) if task.pointer("/status/state").is_some_and(Value::is_string) => Ok(task.clone()),
+        _ => Err(format!("GetTask on the task it started answered {}", compact(&v))),
+    }
+}
+
+/// A task's state, "" when it has none.
+pub(super) fn state_of_task(task: &Value) -> &str {
+    task.pointer("/status/state").and_then(Value::as_str).unwrap_or("")
+}
+
+pub(super) async fn send(ctx: &Ctx, params: Value) -> Result<Value, String> {
     let id = json!(format!("kit-confirm-{}", uuid::Uuid::new_v4().simple()));
     let mut req = rpc_request(&ctx.rpc_url, &id, "SendMessage", Some(params));
     ctx.adapt(&mut req);
@@ -144,7 +169,7 @@ async fn send(ctx: &Ctx, params: Value) -> Result<Value, String> {
     Ok(settle_result(ctx, "behaviour map", &x.request, result).await)
 }
 
-fn check_result(result: &Value, c: &Confirm) -> Result<(), String> {
+pub(super) fn check_result(result: &Value, c: &Confirm) -> Result<(), String> {
     if let Some(want) = &c.result
         && let Some(m) = assert::check(Some(result), want, "").first()
     {

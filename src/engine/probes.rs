@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::context::{CheckRun, StepFail, compact};
 use super::evidence::ToEvidence as _;
+use super::non_blocking;
 use super::request::{cut_by_kit, normalize_params};
 use super::security;
 use super::states::{is_terminal, state_of};
@@ -24,6 +25,7 @@ pub const PROBES: &[&str] = &[
     "card_conditional_get",
     "card_signatures",
     "tenant_isolation",
+    "non_blocking_send",
 ];
 
 pub async fn run(run: &mut CheckRun<'_>, name: &str, params: &Value) -> Result<(), StepFail> {
@@ -37,6 +39,7 @@ pub async fn run(run: &mut CheckRun<'_>, name: &str, params: &Value) -> Result<(
         "card_conditional_get" => card_conditional_get(run).await,
         "card_signatures" => security::card_signatures(run, params).await,
         "tenant_isolation" => security::tenant_isolation(run, params).await,
+        "non_blocking_send" => non_blocking::non_blocking_send(run).await,
         other => Err(StepFail::undecided("probe", format!("unknown probe {other:?}; known: {}", PROBES.join(", ")))),
     }
 }
@@ -52,7 +55,7 @@ const RETURN_IMMEDIATELY_ANCHOR: &str = "CORE-EXEC-001";
 /// The checks that grade that the id SendMessage returns names the new task.
 const TASK_ID_ANCHORS: [&str; 2] = ["KIT-SEND-004", "CORE-GET-001"];
 /// The checks that grade a SendStreamingMessage answer as an SSE stream of JSON-RPC responses.
-const STREAM_ANCHORS: [&str; 2] = ["KIT-STREAM-002", "JSONRPC-SSE-001"];
+pub(super) const STREAM_ANCHORS: [&str; 2] = ["KIT-STREAM-002", "JSONRPC-SSE-001"];
 /// The check that grades unique SSE ids on a SendStreamingMessage stream.
 const IDS_ANCHOR: &str = "EXT-RESUME-001";
 /// The check that grades SubscribeToTask on a running task.
@@ -67,24 +70,35 @@ const ENVELOPE_ANCHOR: &str = "JSONRPC-SSE-001";
 /// against a quick agent), which says nothing about the agent.
 const ATTEMPTS: usize = 3;
 
-fn anchored(causes: &[&str], failure: StepFail) -> StepFail {
+pub(super) fn anchored(causes: &[&str], failure: StepFail) -> StepFail {
     StepFail::Prerequisite { causes: causes.iter().map(|c| (*c).to_owned()).collect(), failure: Box::new(failure) }
 }
 
 /// Starts a task with the given behaviour prefix and returns its id and the state SendMessage
 /// answered with. Its failure is SendMessage's, which CORE-SEND-001 grades: the probe defers to it.
 async fn start_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<(String, Option<String>), StepFail> {
+    let s = start_timed(run, step, text).await?;
+    Ok((s.id, s.state))
+}
+
+/// A task a probe started with `returnImmediately`.
+pub(super) struct Started {
+    pub id: String,
+    /// The state SendMessage answered with.
+    pub state: Option<String>,
+    /// From sending SendMessage to the end of its answer.
+    pub answered_in: Duration,
+}
+
+/// [`start_task`], also saying how long the answer took.
+pub(super) async fn start_timed(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<Started, StepFail> {
     start_task_inner(run, step, text).await.map_err(|e| match e {
         e @ (StepFail::Violation(_) | StepFail::Undecided(_)) => anchored(&[SEND_ANCHOR], e),
         other => other,
     })
 }
 
-async fn start_task_inner(
-    run: &mut CheckRun<'_>,
-    step: &str,
-    text: &str,
-) -> Result<(String, Option<String>), StepFail> {
+async fn start_task_inner(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<Started, StepFail> {
     let params = normalize_params("send_message", message(text), &run.ctx.tenant, &run.ctx.behaviors);
     let req = rpc_request(&run.ctx.rpc_url, &json!(step), "SendMessage", Some(params));
     let x = run.exchange(step, req).await?;
@@ -104,7 +118,7 @@ async fn start_task_inner(
             actual: Some(compact(&v)),
         })
     })?;
-    Ok((id, state))
+    Ok(Started { id, state, answered_in: x.elapsed })
 }
 
 /// Starts a task that is still running when SendMessage answers (returnImmediately) and returns its
@@ -252,7 +266,7 @@ async fn subscribe_full(
 }
 
 /// SendStreamingMessage of `text`, hanging up after `stop_after` events.
-async fn stream_message(
+pub(super) async fn stream_message(
     run: &CheckRun<'_>,
     step: &str,
     text: &str,
@@ -268,7 +282,7 @@ async fn stream_message(
 type Events = Vec<(Option<String>, Value)>;
 
 /// The results of a stream's events, failing on anything that is not a JSON-RPC result.
-fn results(step: &str, x: &StreamExchange) -> Result<Events, StepFail> {
+pub(super) fn results(step: &str, x: &StreamExchange) -> Result<Events, StepFail> {
     if !x.is_sse() {
         return Err(StepFail::violation(step, format!("expected an SSE stream, got {:?}", x.content_type())));
     }

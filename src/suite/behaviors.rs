@@ -93,12 +93,28 @@ pub struct Mapped {
     pub again: Option<String>,
 }
 
-/// A user's behaviour map, as read from `--behaviors FILE`.
+/// A behaviour map: the user's, as read from `--behaviors FILE`, or the one the kit found by
+/// trying the neutral prompt and the card's skill examples.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BehaviorMap {
     /// The file it came from, for messages.
     pub source: String,
     pub entries: BTreeMap<String, Mapped>,
+    pub origin: MapOrigin,
+}
+
+/// Who wrote a map: a map the user wrote is a promise the kit confirms before it relies on it; a
+/// map the kit found holds only what it saw happen, and remembers what every message it tried did
+/// so that a check still lacking a behaviour can say so.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum MapOrigin {
+    #[default]
+    File,
+    /// What each message the kit tried did, in plain words (`"hello": COMPLETED`), and the
+    /// prompts whose `returnImmediately` answer came only when their task had completed, many
+    /// times later than the quickest answer (slowest first): where to look for an agent that
+    /// waits for the work.
+    Found { seen: Vec<String>, slow: Vec<String> },
 }
 
 #[derive(Deserialize)]
@@ -145,7 +161,7 @@ impl BehaviorMap {
             }
             entries.insert(name, mapped);
         }
-        Ok(BehaviorMap { source: source.to_owned(), entries })
+        Ok(BehaviorMap { source: source.to_owned(), entries, origin: MapOrigin::File })
     }
 }
 

@@ -4,7 +4,7 @@
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde_json::Value;
 
-use super::behaviors::Behaviors;
+use super::behaviors::{BehaviorMap, Behaviors, MapOrigin};
 use super::loader::LoadedSuite;
 use super::model::Test;
 use crate::report::{CheckMeta, Quote, SkipReason, SpecRef};
@@ -206,15 +206,20 @@ fn skip_reason(
     let missing: Vec<&str> =
         test.requires_behaviors.iter().filter(|b| !sel.behaviors.provides(b)).map(String::as_str).collect();
     if !missing.is_empty() {
-        let how = match &sel.behaviors {
-            Behaviors::Map(m) => format!("{} does not map it", m.source),
-            _ => "pass --behaviors acts if the agent implements the ACTS contract, or map it with --behaviors FILE"
-                .to_owned(),
+        let missing = missing.join(", ");
+        let why = match &sel.behaviors {
+            Behaviors::Map(BehaviorMap { origin: MapOrigin::Found { seen, .. }, .. }) => format!(
+                "needs an agent that does {missing}, and no message the kit tried did: {}; map one that does \
+                 with --behaviors FILE",
+                seen.join("; ")
+            ),
+            Behaviors::Map(m) => format!("needs an agent that does {missing} ({} does not map it)", m.source),
+            _ => format!(
+                "needs an agent that does {missing} (pass --behaviors acts if the agent implements the ACTS \
+                 contract, or map it with --behaviors FILE)"
+            ),
         };
-        return Some((
-            SkipReason::BehaviorNotAvailable,
-            format!("needs an agent that does {} ({how})", missing.join(", ")),
-        ));
+        return Some((SkipReason::BehaviorNotAvailable, why));
     }
     if let Some(why) = missing_follow_up(test, &sel.behaviors) {
         return Some((SkipReason::BehaviorNotAvailable, why));
@@ -251,11 +256,17 @@ fn missing_follow_up(test: &Test, behaviors: &Behaviors) -> Option<String> {
     let f = behaviors.follow_ups(&test.requires_behaviors);
     let lacks = |var: &str, have: &Option<String>| text.contains(&format!("{{{{{var}}}}}")) && have.is_none();
     let name = test.requires_behaviors.join(", ");
+    let map = match behaviors {
+        Behaviors::Map(BehaviorMap { origin: MapOrigin::Found { .. }, .. }) => {
+            "the kit saw the behaviour but no follow-up it tried did that; give one as "
+        }
+        _ => "",
+    };
     if lacks("followup", &f.followup) {
-        return Some(format!("needs a follow-up that ends the interruption of {name} (`followup` in the map)"));
+        return Some(format!("needs a follow-up that ends the interruption of {name} ({map}`followup` in the map)"));
     }
     if lacks("again", &f.again) {
-        return Some(format!("needs a follow-up that keeps {name} interrupted (`again` in the map)"));
+        return Some(format!("needs a follow-up that keeps {name} interrupted ({map}`again` in the map)"));
     }
     None
 }

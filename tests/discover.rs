@@ -1,0 +1,101 @@
+//! Grading from what happened (issue 18): a run given no behaviour map tries the neutral prompt
+//! and the card's skill examples, and the checks that need a behaviour one of them showed run on
+//! it instead of skipping; those still lacking one say what each prompt did. An agent that waits
+//! for the work despite `returnImmediately` is found the same way, with no map.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use a2a_conform::client::http::ClientConfig;
+use a2a_conform::commands::check::{self, CheckOptions};
+use a2a_conform::report::{Outcome, SkipReason};
+use a2a_conform::server::MockConfig;
+use a2a_conform::server::faults::FaultCatalogue;
+use a2a_conform::suite::behaviors::Behaviors;
+
+/// One run against a fresh mock committing `faults`, with no map; discovery on or off.
+async fn run(faults: &[&str], discover: bool, only: &[&str]) -> a2a_conform::report::json::Report {
+    let catalogue = FaultCatalogue::builtin().expect("the catalogue loads");
+    let faults = faults.iter().map(|f| catalogue.get(f).expect("the fault exists")).collect();
+    // The mock's own pace: at the embedded run's, its long-running task ends about when the kit
+    // stops watching it, and is told from a quick one only by chance.
+    let base = MockConfig { sleep_percent: 100, faults, ..MockConfig::default() };
+    let (server, access) = check::start_mock_with(base).await.expect("the mock starts");
+    let mut opts = CheckOptions {
+        behaviors: Behaviors::None,
+        discover_behaviors: discover,
+        only: only.iter().map(|s| (*s).to_owned()).collect(),
+        jobs: check::EMBEDDED_JOBS,
+        patience: Duration::from_secs(6),
+        client: ClientConfig { timeout: Duration::from_secs(10), ..ClientConfig::default() },
+        ..CheckOptions::new(server.url())
+    };
+    access.apply(&mut opts);
+    let report = check::run(&opts, &mut ()).await.expect("the check run starts");
+    server.shutdown().await;
+    report
+}
+
+/// Check id → (outcome, skip reason, skip detail).
+fn outcomes(report: &a2a_conform::report::json::Report) -> BTreeMap<String, (Outcome, Option<SkipReason>, String)> {
+    report
+        .results
+        .iter()
+        .map(|r| {
+            let r = &r.result;
+            (r.id.clone(), (r.outcome, r.skip_reason, r.skip_detail.clone().unwrap_or_default()))
+        })
+        .collect()
+}
+
+fn wanting_a_behaviour(o: &BTreeMap<String, (Outcome, Option<SkipReason>, String)>) -> usize {
+    o.values().filter(|(_, s, _)| *s == Some(SkipReason::BehaviorNotAvailable)).count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_behaviours_the_card_examples_show_are_graded_without_a_map() {
+    let without = outcomes(&run(&[], false, &[]).await);
+    let report = run(&[], true, &[]).await;
+    let with = outcomes(&report);
+    let note = report.target.notes.iter().find(|n| n.starts_with("behaviours found")).expect("a note names them");
+    for b in ["tck-long-running", "tck-cancel", "tck-input-required", "tck-message-response", "tck-reject-task"] {
+        assert!(note.contains(b), "{b} is found: {note}");
+    }
+    // Checks that skipped for want of a behaviour now run, and pass on the clean mock.
+    for id in ["CORE-EXEC-001", "KIT-CANCEL-003", "CORE-MULTI-005", "STREAM-MSG-001", "KIT-SEND-013"] {
+        assert_eq!(with[id].0, Outcome::Pass, "{id}: {:?}", with[id]);
+    }
+    assert_eq!(without["CORE-EXEC-001"].1, Some(SkipReason::BehaviorNotAvailable));
+    assert!(
+        wanting_a_behaviour(&with) * 2 < wanting_a_behaviour(&without),
+        "with discovery {} checks want a behaviour, without {}",
+        wanting_a_behaviour(&with),
+        wanting_a_behaviour(&without)
+    );
+    // Multi-turn needs a follow-up that keeps the task interrupted, which no example gives: the
+    // skip says what each prompt did.
+    let (outcome, reason, detail) = &with["CORE-MULTI-001"];
+    assert_eq!((*outcome, *reason), (Outcome::Skip, Some(SkipReason::BehaviorNotAvailable)));
+    assert!(
+        detail.contains("no message the kit tried did")
+            && detail.contains("\"tck-multi-turn hello\": SUBMITTED, then INPUT_REQUIRED"),
+        "{detail}"
+    );
+    // Nothing the clean mock does is a finding.
+    let bad: Vec<&String> =
+        with.iter().filter(|(_, (o, _, _))| matches!(o, Outcome::Fail | Outcome::Error)).map(|(id, _)| id).collect();
+    assert!(bad.is_empty(), "the clean mock fails or errs {bad:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_waits_for_the_work_despite_return_immediately_fails_without_a_map() {
+    let report = run(&["FAULT-SEND-IGNORE-RETURN-IMMEDIATELY"], true, &["KIT-SEND-013", "KIT-SEND-004"]).await;
+    let o = outcomes(&report);
+    assert_eq!(o["KIT-SEND-013"].0, Outcome::Fail, "{:?}", o["KIT-SEND-013"]);
+    let r = report.results.iter().find(|r| r.result.id == "KIT-SEND-013").expect("the check ran");
+    let message = &r.result.failure.as_ref().expect("a failure").message;
+    assert!(message.contains("the answer waited for the work"), "{message}");
+    // The same agent honouring returnImmediately passes.
+    let clean = outcomes(&run(&[], true, &["KIT-SEND-013", "KIT-SEND-004"]).await);
+    assert_eq!(clean["KIT-SEND-013"].0, Outcome::Pass, "{:?}", clean["KIT-SEND-013"]);
+}
