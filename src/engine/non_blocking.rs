@@ -10,12 +10,6 @@
 
 use std::time::Duration;
 
-use super::context::{CheckRun, StepFail};
-use super::evidence::ToEvidence as _;
-use super::probes::{STREAM_ANCHORS, anchored, results, start_timed, stream_message};
-use super::settle::in_progress;
-use super::states::is_terminal;
-use crate::report::{Failure, SkipReason};
 use crate::suite::behaviors::{BehaviorMap, Behaviors, MapOrigin};
 
 /// How many times later than its first event a streamed task must end for its work to count as
@@ -26,7 +20,7 @@ const WAITED: f64 = 0.5;
 
 /// The message to try: the long-running behaviour's when there is one (the suite's prefix, which
 /// the map rewrites), else the slowest prompt the kit found answered only once complete.
-fn prompt(behaviors: &Behaviors) -> Option<String> {
+pub(super) fn prompt(behaviors: &Behaviors) -> Option<String> {
     if behaviors.provides("tck-long-running") {
         return Some("tck-long-running return".into());
     }
@@ -36,18 +30,18 @@ fn prompt(behaviors: &Behaviors) -> Option<String> {
     }
 }
 
-const INTERRUPTED: [&str; 2] = ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"];
+pub(super) const INTERRUPTED: [&str; 2] = ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"];
 
 /// What the times say.
 #[derive(Debug, PartialEq)]
-enum Times {
+pub(super) enum Times {
     Waited,
     CannotTell(String),
 }
 
 /// `answered_in`: the non-blocking answer (with a finished task); `first`, `last`: when the stream
 /// of the same message brought its first and its last event.
-fn judge(answered_in: Duration, first: Duration, last: Duration) -> Times {
+pub(super) fn judge(answered_in: Duration, first: Duration, last: Duration) -> Times {
     if last < first * LONG {
         return Times::CannotTell(format!(
             "streamed, the same message's task ended {} ms after it was first reported ({} ms): too quick a \
@@ -65,68 +59,6 @@ fn judge(answered_in: Duration, first: Duration, last: Duration) -> Times {
             answered_in.as_millis(),
             last.as_millis()
         ))
-    }
-}
-
-pub(super) async fn non_blocking_send(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
-    let Some(text) = prompt(&run.ctx.behaviors) else {
-        return Err(StepFail::Skip(
-            SkipReason::BehaviorNotAvailable,
-            "no message the kit knows takes time: no long-running behaviour, and every prompt tried was answered \
-             at once, so there is no work an answer could wait for"
-                .into(),
-        ));
-    };
-    let started = start_timed(run, "send", &text).await?;
-    let state = started.state.clone().unwrap_or_default();
-    // §3.2.2 counts an interrupted task as in progress too ("e.g., TASK_STATE_WORKING,
-    // TASK_STATE_INPUT_REQUIRED"): only a task already ended can show an answer that waited.
-    if in_progress(&state) || INTERRUPTED.contains(&state.as_str()) {
-        return Ok(());
-    }
-    if !is_terminal(&state) {
-        return Err(StepFail::undecided(
-            "send",
-            format!("the non-blocking answer holds no task state the kit knows ({state:?})"),
-        ));
-    }
-    let streams = run.ctx.discovery.card.pointer("/capabilities/streaming").and_then(|v| v.as_bool()) == Some(true);
-    if !streams {
-        return Err(StepFail::Skip(
-            SkipReason::CapabilityNotDeclared,
-            format!(
-                "the non-blocking answer held the task already {state}; the card declares no streaming, so how long \
-                 the work takes cannot be seen"
-            ),
-        ));
-    }
-    let x = stream_message(run, "stream", &text, usize::MAX).await?;
-    run.keep(x.to_evidence(Some("stream"), &run.ctx.redactor));
-    results("stream", &x).map_err(|e| anchored(&STREAM_ANCHORS, e))?;
-    let (Some(&first), Some(&last)) = (x.arrivals.first(), x.arrivals.last()) else {
-        return Err(StepFail::Skip(
-            SkipReason::BehaviorNotAvailable,
-            "the stream of the same message held no event".into(),
-        ));
-    };
-    match judge(started.answered_in, first, last) {
-        Times::CannotTell(why) => Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, why)),
-        Times::Waited => Err(StepFail::Violation(Failure {
-            message: format!(
-                "with returnImmediately, SendMessage answered only after {} ms, with the task already {state}; \
-                 streamed, the same message's task was reported after {} ms and ended after {} ms: the answer \
-                 waited for the work instead of returning once the task existed",
-                started.answered_in.as_millis(),
-                first.as_millis(),
-                last.as_millis()
-            ),
-            step_id: Some("send".into()),
-            pointer: Some("/result/task/status/state".into()),
-            expected: Some(
-                "an answer while the task is in progress (TASK_STATE_SUBMITTED or TASK_STATE_WORKING)".into(),
-            ),
-            actual: Some(format!("{state} after {} ms", started.answered_in.as_millis())),
-        })),
     }
 }
 

@@ -11,6 +11,7 @@ use super::evidence::ToEvidence as _;
 use super::non_blocking;
 use super::request::{cut_by_kit, normalize_params};
 use super::security;
+use super::settle::in_progress;
 use super::states::{is_terminal, state_of};
 use crate::client::http::{HttpRequest, StreamExchange};
 use crate::client::rpc::rpc_request;
@@ -39,7 +40,7 @@ pub async fn run(run: &mut CheckRun<'_>, name: &str, params: &Value) -> Result<(
         "card_conditional_get" => card_conditional_get(run).await,
         "card_signatures" => security::card_signatures(run, params).await,
         "tenant_isolation" => security::tenant_isolation(run, params).await,
-        "non_blocking_send" => non_blocking::non_blocking_send(run).await,
+        "non_blocking_send" => non_blocking_send(run).await,
         other => Err(StepFail::undecided("probe", format!("unknown probe {other:?}; known: {}", PROBES.join(", ")))),
     }
 }
@@ -55,7 +56,7 @@ const RETURN_IMMEDIATELY_ANCHOR: &str = "CORE-EXEC-001";
 /// The checks that grade that the id SendMessage returns names the new task.
 const TASK_ID_ANCHORS: [&str; 2] = ["KIT-SEND-004", "CORE-GET-001"];
 /// The checks that grade a SendStreamingMessage answer as an SSE stream of JSON-RPC responses.
-pub(super) const STREAM_ANCHORS: [&str; 2] = ["KIT-STREAM-002", "JSONRPC-SSE-001"];
+const STREAM_ANCHORS: [&str; 2] = ["KIT-STREAM-002", "JSONRPC-SSE-001"];
 /// The check that grades unique SSE ids on a SendStreamingMessage stream.
 const IDS_ANCHOR: &str = "EXT-RESUME-001";
 /// The check that grades SubscribeToTask on a running task.
@@ -70,7 +71,7 @@ const ENVELOPE_ANCHOR: &str = "JSONRPC-SSE-001";
 /// against a quick agent), which says nothing about the agent.
 const ATTEMPTS: usize = 3;
 
-pub(super) fn anchored(causes: &[&str], failure: StepFail) -> StepFail {
+fn anchored(causes: &[&str], failure: StepFail) -> StepFail {
     StepFail::Prerequisite { causes: causes.iter().map(|c| (*c).to_owned()).collect(), failure: Box::new(failure) }
 }
 
@@ -82,16 +83,16 @@ async fn start_task(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<(S
 }
 
 /// A task a probe started with `returnImmediately`.
-pub(super) struct Started {
-    pub id: String,
+struct Started {
+    id: String,
     /// The state SendMessage answered with.
-    pub state: Option<String>,
+    state: Option<String>,
     /// From sending SendMessage to the end of its answer.
-    pub answered_in: Duration,
+    answered_in: Duration,
 }
 
 /// [`start_task`], also saying how long the answer took.
-pub(super) async fn start_timed(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<Started, StepFail> {
+async fn start_timed(run: &mut CheckRun<'_>, step: &str, text: &str) -> Result<Started, StepFail> {
     start_task_inner(run, step, text).await.map_err(|e| match e {
         e @ (StepFail::Violation(_) | StepFail::Undecided(_)) => anchored(&[SEND_ANCHOR], e),
         other => other,
@@ -266,7 +267,7 @@ async fn subscribe_full(
 }
 
 /// SendStreamingMessage of `text`, hanging up after `stop_after` events.
-pub(super) async fn stream_message(
+async fn stream_message(
     run: &CheckRun<'_>,
     step: &str,
     text: &str,
@@ -282,7 +283,7 @@ pub(super) async fn stream_message(
 type Events = Vec<(Option<String>, Value)>;
 
 /// The results of a stream's events, failing on anything that is not a JSON-RPC result.
-pub(super) fn results(step: &str, x: &StreamExchange) -> Result<Events, StepFail> {
+fn results(step: &str, x: &StreamExchange) -> Result<Events, StepFail> {
     if !x.is_sse() {
         return Err(StepFail::violation(step, format!("expected an SSE stream, got {:?}", x.content_type())));
     }
@@ -299,6 +300,69 @@ pub(super) fn results(step: &str, x: &StreamExchange) -> Result<Events, StepFail
             Ok((ev.id.clone(), r))
         })
         .collect()
+}
+
+/// §3.2.2: `returnImmediately` does not wait for the work (see [`non_blocking`]).
+async fn non_blocking_send(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
+    let Some(text) = non_blocking::prompt(&run.ctx.behaviors) else {
+        return Err(StepFail::Skip(
+            SkipReason::BehaviorNotAvailable,
+            "no message the kit knows takes time: no long-running behaviour, and every prompt tried was answered \
+             at once, so there is no work an answer could wait for"
+                .into(),
+        ));
+    };
+    let started = start_timed(run, "send", &text).await?;
+    let state = started.state.clone().unwrap_or_default();
+    // §3.2.2 counts an interrupted task as in progress too ("e.g., TASK_STATE_WORKING,
+    // TASK_STATE_INPUT_REQUIRED"): only a task already ended can show an answer that waited.
+    if in_progress(&state) || non_blocking::INTERRUPTED.contains(&state.as_str()) {
+        return Ok(());
+    }
+    if !is_terminal(&state) {
+        return Err(StepFail::undecided(
+            "send",
+            format!("the non-blocking answer holds no task state the kit knows ({state:?})"),
+        ));
+    }
+    let streams = run.ctx.discovery.card.pointer("/capabilities/streaming").and_then(|v| v.as_bool()) == Some(true);
+    if !streams {
+        return Err(StepFail::Skip(
+            SkipReason::CapabilityNotDeclared,
+            format!(
+                "the non-blocking answer held the task already {state}; the card declares no streaming, so how long \
+                 the work takes cannot be seen"
+            ),
+        ));
+    }
+    let x = stream_message(run, "stream", &text, usize::MAX).await?;
+    run.keep(x.to_evidence(Some("stream"), &run.ctx.redactor));
+    results("stream", &x).map_err(|e| anchored(&STREAM_ANCHORS, e))?;
+    let (Some(&first), Some(&last)) = (x.arrivals.first(), x.arrivals.last()) else {
+        return Err(StepFail::Skip(
+            SkipReason::BehaviorNotAvailable,
+            "the stream of the same message held no event".into(),
+        ));
+    };
+    match non_blocking::judge(started.answered_in, first, last) {
+        non_blocking::Times::CannotTell(why) => Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, why)),
+        non_blocking::Times::Waited => Err(StepFail::Violation(Failure {
+            message: format!(
+                "with returnImmediately, SendMessage answered only after {} ms, with the task already {state}; \
+                 streamed, the same message's task was reported after {} ms and ended after {} ms: the answer \
+                 waited for the work instead of returning once the task existed",
+                started.answered_in.as_millis(),
+                first.as_millis(),
+                last.as_millis()
+            ),
+            step_id: Some("send".into()),
+            pointer: Some("/result/task/status/state".into()),
+            expected: Some(
+                "an answer while the task is in progress (TASK_STATE_SUBMITTED or TASK_STATE_WORKING)".into(),
+            ),
+            actual: Some(format!("{state} after {} ms", started.answered_in.as_millis())),
+        })),
+    }
 }
 
 /// §3.5.2, with `params.expect`:
