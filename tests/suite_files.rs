@@ -20,6 +20,7 @@ const PROBES: &[&str] = &[
     "card_conditional_get",
     "card_signatures",
     "tenant_isolation",
+    "non_blocking_send",
 ];
 const OPERATIONS: &[&str] = &[
     "send_message",
