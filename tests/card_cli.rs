@@ -16,11 +16,27 @@ fn fixture(p: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(p).display().to_string()
 }
 
-/// A fresh directory under the system's temp dir.
-fn scratch() -> PathBuf {
+/// A fresh directory under the system's temp dir, removed with everything in it when dropped (the
+/// tests used to leave one behind per run).
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+fn scratch() -> Scratch {
     let d = std::env::temp_dir().join(format!("a2a-conform-card-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
 }
 
 fn run(args: &[&str]) -> Output {
