@@ -3,41 +3,30 @@
 //! it instead of skipping; those still lacking one say what each prompt did. An agent that waits
 //! for the work despite `returnImmediately` is found the same way, with no map.
 
+#[path = "common/mock_run.rs"]
+mod mock_run;
+
 use std::collections::BTreeMap;
-use std::time::Duration;
 
-use a2a_conform::client::http::ClientConfig;
-use a2a_conform::commands::check::{self, CheckOptions};
+use a2a_conform::report::json::Report;
 use a2a_conform::report::{Outcome, SkipReason};
-use a2a_conform::server::MockConfig;
-use a2a_conform::server::faults::FaultCatalogue;
 use a2a_conform::suite::behaviors::Behaviors;
+use mock_run::run_against_mock;
 
-/// One run against a fresh mock committing `faults`, with no map; discovery on or off.
-async fn run(faults: &[&str], discover: bool, only: &[&str]) -> a2a_conform::report::json::Report {
-    let catalogue = FaultCatalogue::builtin().expect("the catalogue loads");
-    let faults = faults.iter().map(|f| catalogue.get(f).expect("the fault exists")).collect();
-    // The mock's own pace: at the embedded run's, its long-running task ends about when the kit
-    // stops watching it, and is told from a quick one only by chance.
-    let base = MockConfig { sleep_percent: 100, faults, ..MockConfig::default() };
-    let (server, access) = check::start_mock_with(base).await.expect("the mock starts");
-    let mut opts = CheckOptions {
-        behaviors: Behaviors::None,
-        discover_behaviors: discover,
-        only: only.iter().map(|s| (*s).to_owned()).collect(),
-        jobs: check::EMBEDDED_JOBS,
-        patience: Duration::from_secs(6),
-        client: ClientConfig { timeout: Duration::from_secs(10), ..ClientConfig::default() },
-        ..CheckOptions::new(server.url())
-    };
-    access.apply(&mut opts);
-    let report = check::run(&opts, &mut ()).await.expect("the check run starts");
-    server.shutdown().await;
-    report
+/// One run against a fresh mock committing `faults`, with no map; discovery on or off. The mock
+/// keeps its own pace: at the embedded run's, its long-running task ends about when the kit stops
+/// watching it, and is told from a quick one only by chance.
+async fn run(faults: &[&str], discover: bool, only: &[&str]) -> Report {
+    run_against_mock(faults, 100, |o| {
+        o.behaviors = Behaviors::None;
+        o.discover_behaviors = discover;
+        o.only = only.iter().map(|s| (*s).to_owned()).collect();
+    })
+    .await
 }
 
 /// Check id → (outcome, skip reason, skip detail).
-fn outcomes(report: &a2a_conform::report::json::Report) -> BTreeMap<String, (Outcome, Option<SkipReason>, String)> {
+fn outcomes(report: &Report) -> BTreeMap<String, (Outcome, Option<SkipReason>, String)> {
     report
         .results
         .iter()

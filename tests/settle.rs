@@ -4,15 +4,16 @@
 //! and the checks of blocking itself (§3.2.2) fail in each: they judge the first answer, the
 //! others the task once it settled.
 
-use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+#[path = "common/mock_run.rs"]
+mod mock_run;
 
-use a2a_conform::client::http::ClientConfig;
-use a2a_conform::commands::check::{self, CheckOptions};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use a2a_conform::commands::check;
 use a2a_conform::report::Outcome;
-use a2a_conform::server::MockConfig;
-use a2a_conform::server::faults::FaultCatalogue;
 use a2a_conform::suite::behaviors::Behaviors;
+use mock_run::run_against_mock;
 
 const FAULT: &str = "FAULT-SEND-EARLY-ANSWER";
 /// The checks that judge a blocking answer as it came.
@@ -22,20 +23,7 @@ const RUNS: usize = 5;
 /// Check id → outcome and skip reason of one run of every built-in check against a fresh mock
 /// committing the fault.
 async fn one_run() -> BTreeMap<String, String> {
-    let fault = FaultCatalogue::builtin().expect("the catalogue loads").get(FAULT).expect("the fault exists");
-    let base =
-        MockConfig { sleep_percent: check::EMBEDDED_SLEEP_PERCENT, faults: vec![fault], ..MockConfig::default() };
-    let (server, access) = check::start_mock_with(base).await.expect("the mock starts");
-    let mut opts = CheckOptions {
-        behaviors: Behaviors::Acts,
-        jobs: check::EMBEDDED_JOBS,
-        patience: Duration::from_secs(6),
-        client: ClientConfig { timeout: Duration::from_secs(10), ..ClientConfig::default() },
-        ..CheckOptions::new(server.url())
-    };
-    access.apply(&mut opts);
-    let report = check::run(&opts, &mut ()).await.expect("the check run starts");
-    server.shutdown().await;
+    let report = run_against_mock(&[FAULT], check::EMBEDDED_SLEEP_PERCENT, |o| o.behaviors = Behaviors::Acts).await;
     report
         .results
         .into_iter()
