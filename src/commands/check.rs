@@ -333,6 +333,10 @@ pub async fn run(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result<Re
 }
 
 async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result<(), CheckError> {
+    // Listening from the start: once listened to, SIGINT and SIGTERM no longer end the process,
+    // and the run ends as any other does, with its report.
+    let signals = tokio::spawn(interrupted());
+    let signals_abort = signals.abort_handle();
     let started = Instant::now();
     let started_at = now_rfc3339();
     let suites = load_suites(opts)?;
@@ -475,7 +479,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         prompt: opts.prompt.clone(),
         wire: Mutex::new(Vec::new()),
         ids: Mutex::default(),
-        guard: Guard::new(canaries),
+        guard: Arc::new(Guard::new(canaries)),
         interface_problem: iface_problem,
         callers: Callers {
             values: opts.client.headers.iter().filter(|(n, _)| credential_headers(opts).contains(n)).cloned().collect(),
@@ -485,6 +489,16 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         trust_keys: opts.trust_keys.clone(),
         diagnosis: None,
         workaround: None,
+    };
+    // A CI job canceled, `timeout`, Ctrl-C: the checks still running end as error with the signal
+    // named, and the run writes its report like any other ending.
+    let stopper = {
+        let guard = ctx.guard.clone();
+        tokio::spawn(async move {
+            if let Ok(why) = signals.await {
+                guard.stop(why);
+            }
+        })
     };
     // Before any check: when the neutral SendMessage fails, find out why, and what to send instead.
     let diagnose_it = checks.iter().any(|c| c.test.id == DIAGNOSIS && c.disposition == Disposition::Run)
@@ -532,8 +546,36 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     sink.event(&RunEvent::RunStarted { info: Box::new(info), planned });
     let results = scheduler::run_all(ctx, checks, opts.jobs, opts.timeout, sink).await;
     deadline.abort();
+    signals_abort.abort();
+    stopper.abort();
     finish(sink, &results, started);
     Ok(())
+}
+
+/// Resolves at the first SIGINT or SIGTERM, with what stopped the run; never, for a signal the
+/// process cannot listen to.
+async fn interrupted() -> String {
+    let sigint = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let sigterm = async {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let sigterm = std::future::pending::<()>();
+    tokio::select! {
+        _ = sigint => "the run was interrupted (SIGINT)".to_owned(),
+        _ = sigterm => "the run was terminated (SIGTERM)".to_owned(),
+    }
 }
 
 /// Where the Authorization canary goes (also its label in findings).

@@ -58,7 +58,7 @@ pub struct Ctx {
     /// Every JSON-RPC answer's id against its request's (JSONRPC-ID-001).
     pub ids: Mutex<IdLedger>,
     /// The circuit breaker, the run deadline and the canaries.
-    pub guard: Guard,
+    pub guard: Arc<Guard>,
     /// Why the JSON-RPC interface cannot be used (another host, unreachable, none on the card);
     /// decides KIT-IFACE-001.
     pub interface_problem: Option<String>,
@@ -94,7 +94,11 @@ impl Ctx {
             return Err(why);
         }
         let url = req.url.clone();
-        let x = self.client.send(req).await;
+        // A run that stops (deadline, signal, unresponsive agent) does not wait for the answers in flight.
+        let x = tokio::select! {
+            x = self.client.send(req) => x,
+            why = self.guard.wait_stop() => return Err(why),
+        };
         self.guard.record(&url, &x);
         let x = x.map_err(|e| format!("request failed: {e}"))?;
         self.guard.scan_exchange(origin, &x);
@@ -125,7 +129,10 @@ impl Ctx {
             return Err(why);
         }
         let url = req.url.clone();
-        let x = self.client.send_streaming_with(req, limits, stop_after).await;
+        let x = tokio::select! {
+            x = self.client.send_streaming_with(req, limits, stop_after) => x,
+            why = self.guard.wait_stop() => return Err(why),
+        };
         self.guard.record(&url, &x);
         let x = x.map_err(|e| format!("request failed: {e}"))?;
         self.guard.scan_stream(origin, &x);
