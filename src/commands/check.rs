@@ -336,7 +336,8 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     // Listening from the start: once listened to, SIGINT and SIGTERM no longer end the process,
     // and the run ends as any other does, with its report.
     let signals = tokio::spawn(interrupted());
-    let signals_abort = signals.abort_handle();
+    // Every way out of the run stops listening, the early ones (no card, a 0.3 peer) included.
+    let _listening = AbortOnDrop(signals.abort_handle());
     let started = Instant::now();
     let started_at = now_rfc3339();
     let suites = load_suites(opts)?;
@@ -546,10 +547,18 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     sink.event(&RunEvent::RunStarted { info: Box::new(info), planned });
     let results = scheduler::run_all(ctx, checks, opts.jobs, opts.timeout, sink).await;
     deadline.abort();
-    signals_abort.abort();
     stopper.abort();
     finish(sink, &results, started);
     Ok(())
+}
+
+/// Aborts its task when dropped (a dropped JoinHandle leaves the task running).
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Resolves at the first SIGINT or SIGTERM, with what stopped the run; never, for a signal the
