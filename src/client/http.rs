@@ -9,7 +9,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::redact::Redactor;
-use crate::sse::{self, SseError, SseEvent, SseLimits, StreamEnd};
+use crate::sse::{self, SseError, SseEvent, SseLimits, StreamEnd, StreamRead, Trailing};
 
 /// Most redirects followed when `same_origin_redirects` is on.
 pub const MAX_REDIRECTS: usize = 3;
@@ -102,6 +102,8 @@ pub struct StreamExchange {
     pub events: Vec<SseEvent>,
     /// How the event stream ended. When the answer was not SSE: `Closed` with nothing incomplete.
     pub end: Result<StreamEnd, SseError>,
+    /// What the stream sent after its last event (keep-alives, a partial event).
+    pub trailing: Trailing,
     /// The body, when the answer was not `text/event-stream` (bounded like [`HttpExchange::body`]).
     pub body: Vec<u8>,
     /// `body` was cut at `max_body_bytes`.
@@ -326,8 +328,7 @@ impl HttpClient {
     }
 
     /// Sends the request, follows permitted redirects, and returns the response head.
-    async fn head(&self, req: HttpRequest, deadline: Instant) -> Result<Head, ClientError> {
-        let limit = self.config.timeout;
+    async fn head(&self, req: HttpRequest, deadline: Instant, limit: Duration) -> Result<Head, ClientError> {
         let mut req = self.with_user_headers(req);
         let mut url = reqwest::Url::parse(&req.url)
             .map_err(|e| ClientError::InvalidUrl(format!("{:?}: {e}", self.redactor.redact(&req.url))))?;
@@ -409,19 +410,24 @@ impl HttpClient {
         }
     }
 
-    /// Reads at most `max_body_bytes` of the body before `deadline`.
+    /// Reads at most `max_body_bytes` of the body before `deadline`. An event stream (the answer
+    /// to a request the kit did not send as a stream) has no end to wait for: what came by the
+    /// deadline is its answer.
     async fn read_body(
         &self,
         response: &mut reqwest::Response,
         deadline: Instant,
+        limit: Duration,
     ) -> Result<(Vec<u8>, bool), ClientError> {
         let max = self.config.max_body_bytes;
+        let open_stream = sse::is_event_stream(response.headers().get("content-type").and_then(|v| v.to_str().ok()));
         let mut body = Vec::new();
         loop {
             let remaining = deadline.saturating_duration_since(Instant::now());
             let chunk = match tokio::time::timeout(remaining, response.chunk()).await {
-                Err(_) => return Err(ClientError::Timeout { limit: self.config.timeout }),
-                Ok(Err(e)) => return Err(self.classify(e, self.config.timeout)),
+                Err(_) if open_stream => return Ok((body, false)),
+                Err(_) => return Err(ClientError::Timeout { limit }),
+                Ok(Err(e)) => return Err(self.classify(e, limit)),
                 Ok(Ok(None)) => return Ok((body, false)),
                 Ok(Ok(Some(c))) => c,
             };
@@ -436,10 +442,16 @@ impl HttpClient {
 
     /// Sends a request and reads a bounded answer within `timeout`.
     pub async fn send(&self, req: HttpRequest) -> Result<HttpExchange, ClientError> {
+        self.send_within(req, self.config.timeout).await
+    }
+
+    /// [`HttpClient::send`] within `limit` when that is shorter than `timeout`.
+    pub async fn send_within(&self, req: HttpRequest, limit: Duration) -> Result<HttpExchange, ClientError> {
+        let limit = limit.min(self.config.timeout);
         let start = Instant::now();
-        let deadline = start + self.config.timeout;
-        let Head { request, mut response, status, headers } = self.head(req, deadline).await?;
-        let (body, truncated) = self.read_body(&mut response, deadline).await?;
+        let deadline = start + limit;
+        let Head { request, mut response, status, headers } = self.head(req, deadline, limit).await?;
+        let (body, truncated) = self.read_body(&mut response, deadline, limit).await?;
         Ok(HttpExchange { request, status, headers, body, truncated, elapsed: start.elapsed() })
     }
 
@@ -460,14 +472,14 @@ impl HttpClient {
     ) -> Result<StreamExchange, ClientError> {
         let start = Instant::now();
         let deadline = start + self.config.timeout;
-        let Head { request, mut response, status, headers } = self.head(req, deadline).await?;
+        let Head { request, mut response, status, headers } = self.head(req, deadline, self.config.timeout).await?;
         let head_at = start.elapsed();
         let is_sse = sse::is_event_stream(find_header(&headers, "content-type"));
         if is_sse {
             let mut events = Vec::new();
             let mut arrivals = Vec::new();
             let stream = Box::pin(response.bytes_stream());
-            let end = sse::read_stream(stream, limits, |ev| {
+            let StreamRead { end, trailing } = sse::read_stream(stream, limits, |ev| {
                 events.push(ev);
                 arrivals.push(start.elapsed());
                 if stop_after.is_some_and(|n| events.len() >= n) {
@@ -476,8 +488,8 @@ impl HttpClient {
                     ControlFlow::Continue(())
                 }
             })
-            .await
-            .map_err(|e| match e {
+            .await;
+            let end = end.map_err(|e| match e {
                 SseError::Transport(m) => SseError::Transport(self.redactor.redact(&m)),
                 other => other,
             });
@@ -487,6 +499,7 @@ impl HttpClient {
                 headers,
                 events,
                 end,
+                trailing,
                 body: Vec::new(),
                 truncated: false,
                 elapsed: start.elapsed(),
@@ -494,13 +507,14 @@ impl HttpClient {
                 arrivals,
             })
         } else {
-            let (body, truncated) = self.read_body(&mut response, deadline).await?;
+            let (body, truncated) = self.read_body(&mut response, deadline, self.config.timeout).await?;
             Ok(StreamExchange {
                 request,
                 status,
                 headers,
                 events: Vec::new(),
                 end: Ok(StreamEnd::Closed { incomplete: None }),
+                trailing: Trailing::default(),
                 body,
                 truncated,
                 elapsed: start.elapsed(),

@@ -4,7 +4,7 @@
 //! only the run-wide parts a context holds (guard, receiver, diagnosis, workaround).
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -90,13 +90,23 @@ impl Ctx {
     /// Sends through the guard: refused once the run has stopped; every outcome counts toward the
     /// circuit breaker; every answer is searched for the canaries.
     pub async fn exchange(&self, origin: &str, req: HttpRequest) -> Result<HttpExchange, String> {
+        self.exchange_within(origin, req, self.client.config().timeout).await
+    }
+
+    /// [`Ctx::exchange`] within `limit`, when that is shorter than the client's timeout.
+    pub async fn exchange_within(
+        &self,
+        origin: &str,
+        req: HttpRequest,
+        limit: Duration,
+    ) -> Result<HttpExchange, String> {
         if let Some(why) = self.guard.stopped() {
             return Err(why);
         }
         let url = req.url.clone();
         // A run that stops (deadline, signal, unresponsive agent) does not wait for the answers in flight.
         let x = tokio::select! {
-            x = self.client.send(req) => x,
+            x = self.client.send_within(req, limit) => x,
             why = self.guard.wait_stop() => return Err(why),
         };
         self.guard.record(&url, &x);
@@ -125,16 +135,17 @@ impl Ctx {
         limits: &SseLimits,
         stop_after: Option<usize>,
     ) -> Result<StreamExchange, String> {
-        if let Some(why) = self.guard.stopped() {
+        if let Some(why) = self.guard.streams_stopped() {
             return Err(why);
         }
         let url = req.url.clone();
         let x = tokio::select! {
             x = self.client.send_streaming_with(req, limits, stop_after) => x,
-            why = self.guard.wait_stop() => return Err(why),
+            why = self.guard.wait_streams_stop() => return Err(why),
         };
         self.guard.record(&url, &x);
         let x = x.map_err(|e| format!("request failed: {e}"))?;
+        self.guard.record_stream(&url, &x);
         self.guard.scan_stream(origin, &x);
         Ok(x)
     }
@@ -186,6 +197,10 @@ impl StepFail {
     }
 }
 
+/// How long before a check's deadline its exchanges end, at most (a tenth of what is left when
+/// that is less): time for the check to judge what came.
+const EXCHANGE_MARGIN: Duration = Duration::from_millis(500);
+
 /// The running state of one check.
 pub struct CheckRun<'a> {
     pub ctx: &'a Ctx,
@@ -195,6 +210,8 @@ pub struct CheckRun<'a> {
     pub evidence: Vec<Evidence>,
     /// What the workaround changed in this check's requests or in how it read their answers.
     pub worked_around: Mutex<Vec<&'static str>>,
+    /// When the check's `--timeout` runs out.
+    pub deadline: Option<Instant>,
 }
 
 impl<'a> CheckRun<'a> {
@@ -222,7 +239,14 @@ impl<'a> CheckRun<'a> {
 
     /// A new running check.
     pub fn new(ctx: &'a Ctx, id: impl Into<String>, vars: Vars) -> Self {
-        CheckRun { ctx, id: id.into(), vars, evidence: Vec::new(), worked_around: Mutex::new(Vec::new()) }
+        CheckRun {
+            ctx,
+            id: id.into(),
+            vars,
+            evidence: Vec::new(),
+            worked_around: Mutex::new(Vec::new()),
+            deadline: None,
+        }
     }
 
     /// Sends a request of this check's step through the guard, under the run's workaround.
@@ -239,7 +263,11 @@ impl<'a> CheckRun<'a> {
         own_version: bool,
     ) -> Result<HttpExchange, StepFail> {
         self.adapt(&mut req, own_version);
-        self.ctx.exchange(&format!("{} / {step}", self.id), req).await.map_err(|e| StepFail::undecided(step, e))
+        let limit = self.within().unwrap_or(self.ctx.client.config().timeout);
+        self.ctx
+            .exchange_within(&format!("{} / {step}", self.id), req, limit)
+            .await
+            .map_err(|e| StepFail::undecided(step, e))
     }
 
     pub(crate) async fn exchange_stream(
@@ -261,10 +289,22 @@ impl<'a> CheckRun<'a> {
         own_version: bool,
     ) -> Result<StreamExchange, StepFail> {
         self.adapt(&mut req, own_version);
+        let mut limits = limits.clone();
+        if let Some(within) = self.within() {
+            limits.total_timeout = limits.total_timeout.min(within);
+            limits.idle_timeout = limits.idle_timeout.min(within);
+        }
         self.ctx
-            .exchange_stream(&format!("{} / {step}", self.id), req, limits, stop_after)
+            .exchange_stream(&format!("{} / {step}", self.id), req, &limits, stop_after)
             .await
             .map_err(|e| StepFail::undecided(step, e))
+    }
+
+    /// How long an exchange may take so that it ends, under its own bound, a little before the
+    /// check's deadline: the breakers then learn how it ended instead of seeing it cut off.
+    fn within(&self) -> Option<Duration> {
+        let left = self.deadline?.saturating_duration_since(Instant::now());
+        Some(left.saturating_sub(EXCHANGE_MARGIN.min(left / 10)))
     }
 
     /// The workaround on one of this check's requests. CORE-SEND-001 is graded on the true 1.0

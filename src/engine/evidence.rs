@@ -270,6 +270,7 @@ mod tests {
             headers: vec![("content-type".into(), "text/event-stream".into())],
             events: vec![SseEvent { id: Some("1".into()), event: None, data: "{\"a\":1}".into(), comments: 0 }],
             end: Err(SseError::IdleTimeout { limit: Duration::from_millis(5) }),
+            trailing: crate::sse::Trailing::default(),
             body: Vec::new(),
             truncated: false,
             elapsed: Duration::ZERO,
@@ -277,6 +278,9 @@ mod tests {
             arrivals: vec![Duration::ZERO],
         };
         let body = x.to_evidence(None, &Redactor::new()).response_body.unwrap();
-        assert!(body.starts_with("id: 1\ndata: {\"a\":1}\n\n: [stream error: no data within idle_timeout"), "{body}");
+        assert!(
+            body.starts_with("id: 1\ndata: {\"a\":1}\n\n: [stream error: no complete event within idle_timeout"),
+            "{body}"
+        );
     }
 }

@@ -406,6 +406,16 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         roots.push(result.clone());
     }
     if let Some(ee) = &step.expect_error {
+        // A stream that said nothing before the kit's time bound may still have had the error to
+        // send: the kit's patience is not the agent's rule.
+        if let (true, Err(e @ (SseError::TotalTimeout { .. } | SseError::IdleTimeout { .. }))) =
+            (roots.is_empty(), &x.end)
+        {
+            return Err(StepFail::undecided(
+                sid,
+                format!("expected an error; the agent opened a stream and sent no event in it ({e})"),
+            ));
+        }
         return Err(StepFail::Violation(Failure {
             message: "expected an error, got a stream of results".into(),
             step_id: Some(sid.into()),

@@ -1,18 +1,28 @@
 //! What keeps a run against an untrusted agent bounded and honest, across all checks at once:
 //! a circuit breaker (after a few consecutive requests to one endpoint that time out or lose their
-//! connection, the agent is unresponsive and every remaining check ends at once), the run
-//! deadline, and the canary credentials the kit sends and looks for in every answer.
+//! connection, the agent is unresponsive and every remaining check ends at once), a second one for
+//! streams (after a few in a row that hit the kit's time or size bounds, the remaining streaming
+//! checks end at once), the run deadline, and the canary credentials the kit sends and looks for
+//! in every answer.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use tokio::sync::watch;
 
 use crate::client::http::{ClientError, HttpExchange, StreamExchange};
+use crate::sse::{SseError, StreamEnd};
 
 /// Consecutive failed exchanges (time-outs, refused or reset connections) after which the agent
 /// is taken for unresponsive.
 pub const STRIKES: usize = 3;
+
+/// Streams in a row from one endpoint that ran into a bound (still sending at the time bound,
+/// no event within it, over a size cap) after which that agent's streams are taken for hostile.
+/// Each such stream already cost a check its whole patience; a conforming agent closes its
+/// streams, so one that closes resets the count.
+pub const STREAM_STRIKES: usize = 3;
 
 /// Header that carries a canary in every request: an agent that echoes request headers, or
 /// stores and reflects them, shows it here.
@@ -42,6 +52,10 @@ pub struct Guard {
     strikes: Mutex<HashMap<String, usize>>,
     /// Set once: why every remaining check must stop (unresponsive agent, run deadline).
     stop: watch::Sender<Option<String>>,
+    /// Streams in a row per endpoint that hit a bound, and how the last one did.
+    stream_strikes: Mutex<HashMap<String, (usize, Trouble)>>,
+    /// Set once: why no more streams are read.
+    streams_stop: watch::Sender<Option<String>>,
     /// (where it was sent, value).
     canaries: Vec<(String, String)>,
     leaks: Mutex<Vec<Leak>>,
@@ -52,6 +66,8 @@ impl Guard {
         Guard {
             strikes: Mutex::new(HashMap::new()),
             stop: watch::channel(None).0,
+            stream_strikes: Mutex::new(HashMap::new()),
+            streams_stop: watch::channel(None).0,
             canaries,
             leaks: Mutex::new(Vec::new()),
         }
@@ -64,12 +80,20 @@ impl Guard {
 
     /// Resolves when the run stops (immediately if it already has), with the reason.
     pub async fn wait_stop(&self) -> String {
-        let mut rx = self.stop.subscribe();
-        let reason = rx.wait_for(Option::is_some).await.ok().map(|r| r.clone().unwrap_or_default());
-        match reason {
-            Some(r) => r,
-            // The sender lives as long as the guard; this is only reached if it were dropped.
-            None => std::future::pending().await,
+        wait_set(&self.stop).await
+    }
+
+    /// Why no more streams are read, once the agent's streams have been found hostile or the run
+    /// has stopped.
+    pub fn streams_stopped(&self) -> Option<String> {
+        self.stopped().or_else(|| self.streams_stop.borrow().clone())
+    }
+
+    /// Resolves when no more streams are to be read, with the reason.
+    pub async fn wait_streams_stop(&self) -> String {
+        tokio::select! {
+            why = wait_set(&self.stop) => why,
+            why = wait_set(&self.streams_stop) => why,
         }
     }
 
@@ -105,6 +129,36 @@ impl Guard {
                 }
             }
             Err(_) => {}
+        }
+    }
+
+    /// Counts a stream read from `url` for the stream breaker: one that hit a bound is a strike,
+    /// one the agent closed resets the count; one the kit hung up on itself says nothing.
+    pub fn record_stream(&self, url: &str, x: &StreamExchange) {
+        let endpoint = url.split(['?', '#']).next().unwrap_or(url);
+        let mut strikes = self.stream_strikes.lock().unwrap_or_else(|p| p.into_inner());
+        let key = if strikes.contains_key(endpoint) || strikes.len() < MAX_ENDPOINTS { endpoint } else { "" };
+        match Trouble::of(x) {
+            Verdict::Closed => {
+                strikes.remove(key);
+            }
+            Verdict::Neutral => {}
+            Verdict::Trouble(t) => {
+                let entry = strikes.entry(key.to_owned()).or_insert((0, t.clone()));
+                entry.0 += 1;
+                entry.1 = t;
+                if entry.0 >= STREAM_STRIKES {
+                    let why = entry.1.describe(entry.0);
+                    drop(strikes);
+                    self.streams_stop.send_if_modified(|r| {
+                        if r.is_some() {
+                            return false;
+                        }
+                        *r = Some(why);
+                        true
+                    });
+                }
+            }
         }
     }
 
@@ -147,6 +201,89 @@ impl Guard {
     }
 }
 
+async fn wait_set(tx: &watch::Sender<Option<String>>) -> String {
+    let mut rx = tx.subscribe();
+    let reason = rx.wait_for(Option::is_some).await.ok().map(|r| r.clone().unwrap_or_default());
+    match reason {
+        Some(r) => r,
+        // The sender lives as long as the guard; this is only reached if it were dropped.
+        None => std::future::pending().await,
+    }
+}
+
+/// How a stream ran into the kit's bounds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Trouble {
+    /// Events were still coming when the time bound came.
+    NeverCloses { bound: Duration, events: usize },
+    /// Not one event within the time bound: only comments, the bytes of an event never finished,
+    /// or nothing at all.
+    NoEvent { bound: Duration, comments: usize, bytes: u64 },
+    /// Over a size cap.
+    OverCap(SseError),
+}
+
+enum Verdict {
+    Closed,
+    Neutral,
+    Trouble(Trouble),
+}
+
+impl Trouble {
+    fn of(x: &StreamExchange) -> Verdict {
+        let bound = match &x.end {
+            Ok(StreamEnd::Closed { .. }) => return Verdict::Closed,
+            Ok(StreamEnd::StoppedByCaller) => return Verdict::Neutral,
+            Err(
+                e @ (SseError::TooManyEvents { .. } | SseError::StreamTooLarge { .. } | SseError::EventTooLarge { .. }),
+            ) => {
+                return Verdict::Trouble(Trouble::OverCap(e.clone()));
+            }
+            Err(SseError::TotalTimeout { limit } | SseError::IdleTimeout { limit }) => *limit,
+            Err(SseError::InvalidUtf8 { .. } | SseError::Transport(_)) => return Verdict::Neutral,
+        };
+        let Some(last) = x.arrivals.last() else {
+            let t = x.trailing;
+            return Verdict::Trouble(Trouble::NoEvent { bound, comments: t.comments, bytes: t.bytes });
+        };
+        // A stream that sent its events and then stayed open is what several agents do on an
+        // interrupted task (digest §14): not a strike. One whose events kept coming to the end is.
+        let gap = x.arrivals.windows(2).map(|w| w[1].saturating_sub(w[0])).max().unwrap_or_default();
+        let quiet_at_end = x.elapsed.saturating_sub(*last);
+        if x.arrivals.len() >= 2 && quiet_at_end <= gap.max(Duration::from_millis(100)) {
+            Verdict::Trouble(Trouble::NeverCloses { bound, events: x.events.len() })
+        } else {
+            Verdict::Neutral
+        }
+    }
+
+    fn describe(&self, n: usize) -> String {
+        match self {
+            Trouble::NeverCloses { bound, events } => format!(
+                "streams never close: {n} streams in a row were still sending events at the kit's {} bound (the last sent {events})",
+                secs(*bound)
+            ),
+            Trouble::NoEvent { bound, comments, bytes } => {
+                let what = match (comments, bytes) {
+                    (c, _) if *c > 0 => format!("only SSE comments ({c} in the last)"),
+                    (_, b) if *b > 0 => format!("bytes that never made up an event ({b} in the last)"),
+                    _ => "nothing after their headers".to_owned(),
+                };
+                format!(
+                    "streams send no event: {n} streams in a row sent {what} within the kit's {} bound",
+                    secs(*bound)
+                )
+            }
+            Trouble::OverCap(e) => format!("streams exceed the kit's caps: {n} streams in a row were cut ({e})"),
+        }
+    }
+}
+
+fn secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 { format!("{s:.0} s") } else { format!("{s:.1} s") }
+}
+
 fn memmem(hay: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
 }
@@ -154,7 +291,6 @@ fn memmem(hay: &[u8], needle: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn three_failures_in_a_row_stop_the_run_and_an_answer_resets_the_count() {
@@ -186,6 +322,66 @@ mod tests {
         assert_eq!(g.stopped(), None);
         g.record("http://a.test/rpc", &timeout);
         assert!(g.stopped().is_some());
+    }
+
+    fn stream(end: Result<StreamEnd, SseError>, arrivals_ms: &[u64], elapsed_ms: u64) -> StreamExchange {
+        let ev = crate::sse::SseEvent { id: None, event: None, data: "{}".into(), comments: 0 };
+        StreamExchange {
+            request: crate::client::http::HttpRequest::get("http://a.test/rpc"),
+            status: 200,
+            headers: Vec::new(),
+            events: arrivals_ms.iter().map(|_| ev.clone()).collect(),
+            end,
+            trailing: crate::sse::Trailing { bytes: 40, comments: 4 },
+            body: Vec::new(),
+            truncated: false,
+            elapsed: Duration::from_millis(elapsed_ms),
+            head_at: Duration::ZERO,
+            arrivals: arrivals_ms.iter().map(|&ms| Duration::from_millis(ms)).collect(),
+        }
+    }
+
+    #[test]
+    fn three_streams_in_a_row_at_a_bound_stop_the_streams_and_say_how() {
+        let limit = Duration::from_secs(10);
+        let endless = stream(Err(SseError::TotalTimeout { limit }), &[5, 10, 9_995], 10_000);
+        let closed = stream(Ok(StreamEnd::Closed { incomplete: None }), &[5], 20);
+        let g = Guard::new(Vec::new());
+        let rpc = "http://a.test/rpc";
+        g.record_stream(rpc, &endless);
+        g.record_stream(rpc, &endless);
+        g.record_stream(rpc, &closed);
+        g.record_stream(rpc, &endless);
+        g.record_stream(rpc, &endless);
+        assert_eq!(g.streams_stopped(), None, "a stream the agent closed resets the count");
+        g.record_stream(rpc, &endless);
+        let why = g.streams_stopped().unwrap();
+        assert_eq!(
+            why,
+            "streams never close: 3 streams in a row were still sending events at the kit's 10 s bound (the last sent 3)"
+        );
+        assert_eq!(g.stopped(), None, "the other checks go on");
+
+        let g = Guard::new(Vec::new());
+        for _ in 0..3 {
+            g.record_stream(rpc, &stream(Err(SseError::IdleTimeout { limit }), &[], 10_000));
+        }
+        assert!(g.streams_stopped().unwrap().contains("sent only SSE comments (4 in the last)"));
+    }
+
+    /// Events, then an open stream with nothing more: what agents do on an interrupted task. And a
+    /// stream the kit hung up on itself. Neither says anything about the agent.
+    #[test]
+    fn a_stream_left_open_after_its_events_is_no_strike() {
+        let limit = Duration::from_secs(10);
+        let g = Guard::new(Vec::new());
+        for _ in 0..5 {
+            g.record_stream("http://a.test/rpc", &stream(Err(SseError::TotalTimeout { limit }), &[5, 30], 10_000));
+            g.record_stream("http://a.test/rpc", &stream(Ok(StreamEnd::StoppedByCaller), &[5], 5));
+        }
+        assert_eq!(g.streams_stopped(), None);
+        g.stop("deadline".into());
+        assert_eq!(g.streams_stopped().as_deref(), Some("deadline"));
     }
 
     #[test]

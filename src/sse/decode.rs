@@ -19,7 +19,8 @@ pub struct SseLimits {
     pub max_events: usize,
     /// Most bytes read from one stream.
     pub max_total_bytes: usize,
-    /// Longest wait for the next chunk.
+    /// Longest wait for the next complete event. Comments (keep-alives) and the bytes of an event
+    /// still being built do not count: a stream that only says it is alive makes no progress.
     pub idle_timeout: Duration,
     /// Longest time the whole stream may take.
     pub total_timeout: Duration,
@@ -62,6 +63,21 @@ pub struct Incomplete {
     pub partial_line: Option<String>,
 }
 
+/// What a stream sent after its last complete event: keep-alive comments, or the bytes of an
+/// event it never finished. Tells a stream that is silent from one that only pretends to progress.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Trailing {
+    pub bytes: u64,
+    pub comments: usize,
+}
+
+/// A stream read by [`read_stream`]: how it ended, and what came after its last event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamRead {
+    pub end: Result<StreamEnd, SseError>,
+    pub trailing: Trailing,
+}
+
 /// How a stream read by [`read_stream`] ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StreamEnd {
@@ -86,8 +102,8 @@ pub enum SseError {
     /// The stream sent more than `max_total_bytes` bytes.
     #[error("stream exceeds max_total_bytes ({limit})")]
     StreamTooLarge { limit: usize },
-    /// No chunk arrived within `idle_timeout`.
-    #[error("no data within idle_timeout ({limit:?})")]
+    /// No complete event arrived within `idle_timeout`.
+    #[error("no complete event within idle_timeout ({limit:?})")]
     IdleTimeout { limit: Duration },
     /// The stream did not end within `total_timeout`.
     #[error("stream did not end within total_timeout ({limit:?})")]
@@ -110,6 +126,8 @@ pub struct SseParser {
     /// The BOM is only special before the first line ends.
     first_line: bool,
     consumed: u64,
+    /// `consumed` when the last event was dispatched (or a blank line ended nothing).
+    consumed_at_event: u64,
     line_start: u64,
     data: String,
     event_type: String,
@@ -136,6 +154,7 @@ impl SseParser {
             pending_cr: false,
             first_line: true,
             consumed: 0,
+            consumed_at_event: 0,
             line_start: 0,
             data: String::new(),
             event_type: String::new(),
@@ -150,6 +169,11 @@ impl SseParser {
     /// The reconnection time the peer last asked for with a valid `retry:` field.
     pub fn retry(&self) -> Option<Duration> {
         self.retry.map(Duration::from_millis)
+    }
+
+    /// What arrived after the last dispatched event (or from the start, when none was).
+    pub fn trailing(&self) -> Trailing {
+        Trailing { bytes: self.consumed - self.consumed_at_event, comments: self.comments }
     }
 
     /// Feeds one chunk and returns the events it completed.
@@ -304,6 +328,7 @@ impl SseParser {
             return Err(SseError::TooManyEvents { limit: self.limits.max_events });
         }
         self.dispatched += 1;
+        self.consumed_at_event = self.consumed;
         let mut data = std::mem::take(&mut self.data);
         data.pop();
         let event = SseEvent {
@@ -342,32 +367,61 @@ fn non_empty(s: &str) -> Option<String> {
 }
 
 /// Reads an event stream to its end, handing each event to `on_event`, under all of `limits`.
+/// Only a complete event resets the idle bound: comments and a trickle of bytes do not.
 pub async fn read_stream<S, E>(
     mut stream: S,
     limits: &SseLimits,
     mut on_event: impl FnMut(SseEvent) -> ControlFlow<()>,
-) -> Result<StreamEnd, SseError>
+) -> StreamRead
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    let mut parser = SseParser::new(limits.clone());
+    let end = read_into(&mut stream, limits, &mut parser, &mut on_event).await;
+    let trailing = parser.trailing();
+    let end = match end {
+        Ok(None) => parser.finish().map(|incomplete| StreamEnd::Closed { incomplete }),
+        Ok(Some(end)) => Ok(end),
+        Err(e) => Err(e),
+    };
+    StreamRead { end, trailing }
+}
+
+/// Feeds `parser` until the stream ends (`None`), the caller stops, or a bound is hit.
+async fn read_into<S, E>(
+    stream: &mut S,
+    limits: &SseLimits,
+    parser: &mut SseParser,
+    on_event: &mut impl FnMut(SseEvent) -> ControlFlow<()>,
+) -> Result<Option<StreamEnd>, SseError>
 where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
     E: std::fmt::Display,
 {
     let deadline = tokio::time::Instant::now() + limits.total_timeout;
-    let mut parser = SseParser::new(limits.clone());
+    let mut idle_from = tokio::time::Instant::now();
     loop {
-        let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
-        let total_binds = remaining <= limits.idle_timeout;
-        let wait = remaining.min(limits.idle_timeout);
-        let next = match tokio::time::timeout(wait, stream.next()).await {
+        let idle_end = idle_from + limits.idle_timeout;
+        let next = match tokio::time::timeout_at(idle_end.min(deadline), stream.next()).await {
             Ok(next) => next,
-            Err(_) if total_binds => return Err(SseError::TotalTimeout { limit: limits.total_timeout }),
+            Err(_) if deadline <= idle_end => return Err(SseError::TotalTimeout { limit: limits.total_timeout }),
             Err(_) => return Err(SseError::IdleTimeout { limit: limits.idle_timeout }),
         };
         match next {
-            None => return Ok(StreamEnd::Closed { incomplete: parser.finish()? }),
+            None => return Ok(None),
             Some(Err(e)) => return Err(SseError::Transport(e.to_string())),
             Some(Ok(chunk)) => {
-                if parser.feed_each(&chunk, &mut on_event)?.is_break() {
-                    return Ok(StreamEnd::StoppedByCaller);
+                let mut progressed = false;
+                let flow = parser.feed_each(&chunk, |ev| {
+                    progressed = true;
+                    on_event(ev)
+                })?;
+                if flow.is_break() {
+                    return Ok(Some(StreamEnd::StoppedByCaller));
+                }
+                if progressed {
+                    idle_from = tokio::time::Instant::now();
                 }
             }
         }
@@ -634,6 +688,7 @@ mod tests {
             ControlFlow::Continue(())
         })
         .await
+        .end
         .unwrap();
         assert_eq!(seen, ["a", "é"]);
         let StreamEnd::Closed { incomplete: Some(inc) } = end else { panic!("{end:?}") };
@@ -644,11 +699,11 @@ mod tests {
     async fn read_stream_stops_when_asked_and_surfaces_transport_errors() {
         let ok = |s: &'static str| Ok::<_, String>(Bytes::from_static(s.as_bytes()));
         let stream = futures::stream::iter([ok("data: a\n\ndata: b\n\n"), Err("reset".to_owned())]);
-        let end = read_stream(stream, &SseLimits::default(), |_| ControlFlow::Break(())).await;
+        let end = read_stream(stream, &SseLimits::default(), |_| ControlFlow::Break(())).await.end;
         assert_eq!(end, Ok(StreamEnd::StoppedByCaller));
 
         let stream = futures::stream::iter([ok("data: a\n\n"), Err("reset".to_owned())]);
-        let end = read_stream(stream, &SseLimits::default(), |_| ControlFlow::Continue(())).await;
+        let end = read_stream(stream, &SseLimits::default(), |_| ControlFlow::Continue(())).await.end;
         assert_eq!(end, Err(SseError::Transport("reset".into())));
     }
 
@@ -658,7 +713,7 @@ mod tests {
     async fn read_stream_times_out_when_idle() {
         let limits = SseLimits { idle_timeout: Duration::from_millis(20), ..SseLimits::default() };
         let stream = futures::stream::pending::<Result<Bytes, std::io::Error>>();
-        let end = read_stream(stream, &limits, |_| ControlFlow::Continue(())).await;
+        let end = read_stream(stream, &limits, |_| ControlFlow::Continue(())).await.end;
         assert_eq!(end, Err(SseError::IdleTimeout { limit: Duration::from_millis(20) }));
     }
 
@@ -673,7 +728,40 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(5)).await;
             Some((Ok::<_, std::io::Error>(Bytes::from_static(b": ping\n\n")), ()))
         });
-        let end = read_stream(Box::pin(keepalive), &limits, |_| ControlFlow::Continue(())).await;
+        let end = read_stream(Box::pin(keepalive), &limits, |_| ControlFlow::Continue(())).await.end;
         assert_eq!(end, Err(SseError::TotalTimeout { limit: Duration::from_millis(30) }));
+    }
+
+    /// Keep-alives and an event sent a byte at a time keep the connection busy without progress:
+    /// the idle bound runs from the last complete event, and what came after it is told apart.
+    #[tokio::test]
+    async fn comments_and_a_trickle_of_bytes_are_no_progress() {
+        let limits = SseLimits { idle_timeout: Duration::from_millis(60), ..SseLimits::default() };
+        let keepalive = Box::pin(futures::stream::unfold((), |()| async {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            Some((Ok::<_, std::io::Error>(Bytes::from_static(b": ping\n")), ()))
+        }));
+        let read = read_stream(keepalive, &limits, |_| ControlFlow::Continue(())).await;
+        assert_eq!(read.end, Err(SseError::IdleTimeout { limit: Duration::from_millis(60) }));
+        assert!(read.trailing.comments >= 5 && read.trailing.bytes >= 35, "{:?}", read.trailing);
+
+        let mut first = Some(&b"data: {}\n\n"[..]);
+        let dribble = Box::pin(futures::stream::unfold((), move |()| {
+            let chunk = first.take().unwrap_or(b"d");
+            async move {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                Some((Ok::<_, std::io::Error>(Bytes::from_static(chunk)), ()))
+            }
+        }));
+        let mut events = 0;
+        let read = read_stream(dribble, &limits, |_| {
+            events += 1;
+            ControlFlow::Continue(())
+        })
+        .await;
+        assert_eq!(events, 1);
+        assert_eq!(read.end, Err(SseError::IdleTimeout { limit: Duration::from_millis(60) }));
+        assert_eq!(read.trailing.comments, 0);
+        assert!(read.trailing.bytes >= 5, "{:?}", read.trailing);
     }
 }
