@@ -10,20 +10,19 @@
 
 #[path = "common/schema.rs"]
 mod schema;
+#[path = "common/strategies.rs"]
+mod strategies;
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 
 use a2a_conform::protocol::{
     AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface, AgentProvider, AgentSkill,
-    ApiKeySecurityScheme, Artifact, AuthenticationInfo, AuthorizationCodeOAuthFlow, CancelTaskRequest,
-    ClientCredentialsOAuthFlow, DeviceCodeOAuthFlow, GetExtendedAgentCardRequest, GetTaskRequest,
-    HttpAuthSecurityScheme, ImplicitOAuthFlow, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Message, MutualTlsSecurityScheme,
-    OAuth2SecurityScheme, OAuthFlows, OpenIdConnectSecurityScheme, Part, PartContent, PasswordOAuthFlow, Role,
-    SecurityRequirement, SecurityScheme, SendMessageConfiguration, SendMessageRequest, SendMessageResponse,
-    StreamResponse, StringList, SubscribeToTaskRequest, Task, TaskArtifactUpdateEvent, TaskPushNotificationConfig,
-    TaskPushNotificationConfigRef, TaskState, TaskStatus, TaskStatusUpdateEvent, Timestamp,
+    ApiKeySecurityScheme, AuthorizationCodeOAuthFlow, ClientCredentialsOAuthFlow, DeviceCodeOAuthFlow, GetTaskRequest,
+    HttpAuthSecurityScheme, ImplicitOAuthFlow, ListTaskPushNotificationConfigsRequest, ListTasksRequest,
+    ListTasksResponse, Message, MutualTlsSecurityScheme, OAuth2SecurityScheme, OAuthFlows, OpenIdConnectSecurityScheme,
+    Part, PartContent, PasswordOAuthFlow, Role, SecurityRequirement, SecurityScheme, SendMessageConfiguration,
+    SendMessageResponse, StreamResponse, StringList, Task, TaskState, TaskStatus, Timestamp,
 };
 use proptest::collection::{btree_map, vec};
 use proptest::option;
@@ -32,6 +31,7 @@ use proptest::sample::select;
 use proptest::test_runner::TestCaseError;
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Map, Value, json};
+use strategies::*;
 
 // ---------------------------------------------------------------------------------------------------
 // Checks shared by every property
@@ -227,293 +227,8 @@ where
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Strategies
+// Strategies (those of messages, tasks and requests are shared: tests/common/strategies.rs)
 // ---------------------------------------------------------------------------------------------------
-
-/// Strings: mostly ordinary, sometimes arbitrary printable Unicode, sometimes characters JSON must
-/// escape.
-fn text() -> impl Strategy<Value = String> {
-    let awkward =
-        vec(select(vec!['\0', '\n', '\t', '\u{1f}', '"', '\\', '/', '\u{7f}', '\u{2028}', 'é', '€', '😀', '_']), 0..5)
-            .prop_map(String::from_iter);
-    prop_oneof![
-        6 => "[a-zA-Z0-9 ._:/+-]{0,12}",
-        2 => "\\PC{0,8}",
-        1 => awkward,
-    ]
-}
-
-/// Keys of free-form maps, including underscores and the names banned from protocol objects.
-fn key() -> impl Strategy<Value = String> {
-    prop_oneof![
-        4 => "[a-z][a-z0-9_]{0,8}",
-        1 => text(),
-        1 => select(vec!["kind", "final", "context_id", "_", ""]).prop_map(str::to_owned),
-    ]
-}
-
-fn json_leaf() -> impl Strategy<Value = Value> {
-    prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::from),
-        any::<u64>().prop_map(Value::from),
-        // Dyadic fractions with few digits: exactly representable and exactly re-parsed.
-        (-1_000_000i32..1_000_000).prop_map(|n| Value::from(f64::from(n) / 8.0)),
-        text().prop_map(Value::String),
-    ]
-}
-
-/// Any JSON value (`google.protobuf.Value`), nested at most three levels.
-fn json_value() -> impl Strategy<Value = Value> {
-    json_leaf().prop_recursive(3, 16, 4, |inner| {
-        prop_oneof![
-            vec(inner.clone(), 0..4).prop_map(Value::Array),
-            btree_map(key(), inner, 0..4).prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
-}
-
-/// A `google.protobuf.Struct`.
-fn json_struct() -> impl Strategy<Value = Map<String, Value>> {
-    btree_map(key(), json_value(), 0..4).prop_map(|m| m.into_iter().collect())
-}
-
-fn metadata() -> impl Strategy<Value = Option<Map<String, Value>>> {
-    option::of(json_struct())
-}
-
-fn strings() -> impl Strategy<Value = Vec<String>> {
-    vec(text(), 0..3)
-}
-
-/// 0001-01-01T00:00:00.000Z, the first instant ProtoJSON can spell.
-const MIN_MS: i64 = -62_135_596_800_000;
-/// 9999-12-31T23:59:59.999Z, the last one.
-const MAX_MS: i64 = 253_402_300_799_999;
-
-fn timestamp() -> impl Strategy<Value = Timestamp> {
-    prop_oneof![MIN_MS..=MAX_MS, 1_500_000_000_000i64..2_000_000_000_000, Just(MIN_MS), Just(MAX_MS), Just(0i64),]
-        .prop_map(|ms| Timestamp::from_unix_millis(i128::from(ms)).expect("within ProtoJSON range"))
-}
-
-fn task_state() -> impl Strategy<Value = TaskState> {
-    select(TaskState::ALL)
-}
-
-fn role() -> impl Strategy<Value = Role> {
-    select(Role::ALL)
-}
-
-fn part_content() -> impl Strategy<Value = PartContent> {
-    prop_oneof![
-        text().prop_map(PartContent::Text),
-        vec(any::<u8>(), 0..24).prop_map(PartContent::Raw),
-        text().prop_map(PartContent::Url),
-        prop_oneof![1 => Just(Value::Null), 4 => json_value()].prop_map(PartContent::Data),
-    ]
-}
-
-fn part() -> impl Strategy<Value = Part> {
-    (part_content(), metadata(), text(), text()).prop_map(|(content, metadata, filename, media_type)| Part {
-        content,
-        metadata,
-        filename,
-        media_type,
-    })
-}
-
-fn parts() -> impl Strategy<Value = Vec<Part>> {
-    vec(part(), 0..3)
-}
-
-fn message() -> impl Strategy<Value = Message> {
-    (text(), text(), text(), role(), parts(), metadata(), strings(), strings()).prop_map(
-        |(message_id, context_id, task_id, role, parts, metadata, extensions, reference_task_ids)| Message {
-            message_id,
-            context_id,
-            task_id,
-            role,
-            parts,
-            metadata,
-            extensions,
-            reference_task_ids,
-        },
-    )
-}
-
-fn task_status() -> impl Strategy<Value = TaskStatus> {
-    (task_state(), option::of(message()), option::of(timestamp())).prop_map(|(state, message, timestamp)| TaskStatus {
-        state,
-        message,
-        timestamp,
-    })
-}
-
-fn artifact() -> impl Strategy<Value = Artifact> {
-    (text(), text(), text(), parts(), metadata(), strings()).prop_map(
-        |(artifact_id, name, description, parts, metadata, extensions)| Artifact {
-            artifact_id,
-            name,
-            description,
-            parts,
-            metadata,
-            extensions,
-        },
-    )
-}
-
-fn task() -> impl Strategy<Value = Task> {
-    (text(), text(), task_status(), vec(artifact(), 0..3), vec(message(), 0..3), metadata()).prop_map(
-        |(id, context_id, status, artifacts, history, metadata)| Task {
-            id,
-            context_id,
-            status,
-            artifacts,
-            history,
-            metadata,
-        },
-    )
-}
-
-fn status_update() -> impl Strategy<Value = TaskStatusUpdateEvent> {
-    (text(), text(), task_status(), metadata()).prop_map(|(task_id, context_id, status, metadata)| {
-        TaskStatusUpdateEvent { task_id, context_id, status, metadata }
-    })
-}
-
-fn artifact_update() -> impl Strategy<Value = TaskArtifactUpdateEvent> {
-    (text(), text(), artifact(), any::<bool>(), any::<bool>(), metadata()).prop_map(
-        |(task_id, context_id, artifact, append, last_chunk, metadata)| TaskArtifactUpdateEvent {
-            task_id,
-            context_id,
-            artifact,
-            append,
-            last_chunk,
-            metadata,
-        },
-    )
-}
-
-fn send_message_response() -> impl Strategy<Value = SendMessageResponse> {
-    prop_oneof![task().prop_map(SendMessageResponse::Task), message().prop_map(SendMessageResponse::Message)]
-}
-
-fn stream_response() -> impl Strategy<Value = StreamResponse> {
-    prop_oneof![
-        task().prop_map(StreamResponse::Task),
-        message().prop_map(StreamResponse::Message),
-        status_update().prop_map(StreamResponse::StatusUpdate),
-        artifact_update().prop_map(StreamResponse::ArtifactUpdate),
-    ]
-}
-
-fn authentication_info() -> impl Strategy<Value = AuthenticationInfo> {
-    (text(), text()).prop_map(|(scheme, credentials)| AuthenticationInfo { scheme, credentials })
-}
-
-fn push_config() -> impl Strategy<Value = TaskPushNotificationConfig> {
-    (text(), text(), text(), text(), text(), option::of(authentication_info())).prop_map(
-        |(tenant, id, task_id, url, token, authentication)| TaskPushNotificationConfig {
-            tenant,
-            id,
-            task_id,
-            url,
-            token,
-            authentication,
-        },
-    )
-}
-
-fn opt_i32() -> impl Strategy<Value = Option<i32>> {
-    option::of(prop_oneof![any::<i32>(), 0i32..200, Just(i32::MIN), Just(i32::MAX)])
-}
-
-fn send_configuration() -> impl Strategy<Value = SendMessageConfiguration> {
-    (strings(), option::of(push_config()), opt_i32(), any::<bool>()).prop_map(
-        |(accepted_output_modes, task_push_notification_config, history_length, return_immediately)| {
-            SendMessageConfiguration {
-                accepted_output_modes,
-                task_push_notification_config,
-                history_length,
-                return_immediately,
-            }
-        },
-    )
-}
-
-fn send_request() -> impl Strategy<Value = SendMessageRequest> {
-    (text(), message(), option::of(send_configuration()), metadata()).prop_map(
-        |(tenant, message, configuration, metadata)| SendMessageRequest { tenant, message, configuration, metadata },
-    )
-}
-
-fn get_task_request() -> impl Strategy<Value = GetTaskRequest> {
-    (text(), text(), opt_i32()).prop_map(|(tenant, id, history_length)| GetTaskRequest { tenant, id, history_length })
-}
-
-fn list_tasks_request() -> impl Strategy<Value = ListTasksRequest> {
-    (text(), text(), task_state(), opt_i32(), text(), opt_i32(), option::of(timestamp()), option::of(any::<bool>()))
-        .prop_map(
-            |(
-                tenant,
-                context_id,
-                status,
-                page_size,
-                page_token,
-                history_length,
-                status_timestamp_after,
-                include_artifacts,
-            )| ListTasksRequest {
-                tenant,
-                context_id,
-                status,
-                page_size,
-                page_token,
-                history_length,
-                status_timestamp_after,
-                include_artifacts,
-            },
-        )
-}
-
-fn list_tasks_response() -> impl Strategy<Value = ListTasksResponse> {
-    (vec(task(), 0..3), text(), any::<i32>(), any::<i32>()).prop_map(
-        |(tasks, next_page_token, page_size, total_size)| ListTasksResponse {
-            tasks,
-            next_page_token,
-            page_size,
-            total_size,
-        },
-    )
-}
-
-fn cancel_request() -> impl Strategy<Value = CancelTaskRequest> {
-    (text(), text(), metadata()).prop_map(|(tenant, id, metadata)| CancelTaskRequest { tenant, id, metadata })
-}
-
-fn subscribe_request() -> impl Strategy<Value = SubscribeToTaskRequest> {
-    (text(), text()).prop_map(|(tenant, id)| SubscribeToTaskRequest { tenant, id })
-}
-
-fn config_ref() -> impl Strategy<Value = TaskPushNotificationConfigRef> {
-    (text(), text(), text()).prop_map(|(tenant, task_id, id)| TaskPushNotificationConfigRef { tenant, task_id, id })
-}
-
-fn list_configs_request() -> impl Strategy<Value = ListTaskPushNotificationConfigsRequest> {
-    (text(), text(), any::<i32>(), text()).prop_map(|(tenant, task_id, page_size, page_token)| {
-        ListTaskPushNotificationConfigsRequest { tenant, task_id, page_size, page_token }
-    })
-}
-
-fn list_configs_response() -> impl Strategy<Value = ListTaskPushNotificationConfigsResponse> {
-    (vec(push_config(), 0..3), text())
-        .prop_map(|(configs, next_page_token)| ListTaskPushNotificationConfigsResponse { configs, next_page_token })
-}
-
-fn extended_card_request() -> impl Strategy<Value = GetExtendedAgentCardRequest> {
-    text().prop_map(|tenant| GetExtendedAgentCardRequest { tenant })
-}
 
 fn agent_interface() -> impl Strategy<Value = AgentInterface> {
     let binding = prop_oneof![select(vec!["JSONRPC", "GRPC", "HTTP+JSON"]).prop_map(str::to_owned), text(),];
