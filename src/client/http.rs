@@ -178,11 +178,25 @@ impl HttpExchange {
     /// excerpt is not redacted: pass the message through a [`Redactor`] before showing it.
     pub fn json(&self) -> Result<Value, String> {
         let ct = self.content_type().unwrap_or("none");
+        // What was read of a body cut at the cap is not the answer: say so before what it looked like.
+        let cut = || {
+            format!(
+                "response body is longer than the kit reads (HTTP {}, content-type {ct}; cut at max_body_bytes, {} \
+                 bytes), expected JSON; body starts: {:?}",
+                self.status,
+                self.body.len(),
+                excerpt(&self.body, 60)
+            )
+        };
         if self.body.iter().all(u8::is_ascii_whitespace) {
+            if self.truncated {
+                return Err(cut());
+            }
             return Err(format!("response body is empty (HTTP {}, content-type {ct}), expected JSON", self.status));
         }
         match serde_json::from_slice::<Value>(&self.body) {
             Ok(v) => Ok(v),
+            Err(_) if self.truncated => Err(cut()),
             Err(e) => {
                 let head = excerpt(&self.body, 120);
                 let lower = head.to_ascii_lowercase();
@@ -193,9 +207,8 @@ impl HttpExchange {
                 } else {
                     "not valid JSON"
                 };
-                let cut = if self.truncated { " (body was cut at max_body_bytes)" } else { "" };
                 Err(format!(
-                    "response body is {what} (HTTP {}, content-type {ct}){cut}: {e}; body starts: {head:?}",
+                    "response body is {what} (HTTP {}, content-type {ct}): {e}; body starts: {head:?}",
                     self.status
                 ))
             }
@@ -411,8 +424,8 @@ impl HttpClient {
     }
 
     /// Reads at most `max_body_bytes` of the body before `deadline`. An event stream (the answer
-    /// to a request the kit did not send as a stream) has no end to wait for: what came by the
-    /// deadline is its answer.
+    /// to a request the kit did not send as a stream) may never end: its first event, or what came
+    /// by the deadline, is its answer.
     async fn read_body(
         &self,
         response: &mut reqwest::Response,
@@ -436,7 +449,11 @@ impl HttpClient {
                 body.extend_from_slice(&chunk[..room]);
                 return Ok((body, true));
             }
+            let from = body.len().saturating_sub(3);
             body.extend_from_slice(&chunk);
+            if open_stream && ends_an_event(&body[from..]) {
+                return Ok((body, false));
+            }
         }
     }
 
@@ -523,6 +540,11 @@ impl HttpClient {
             })
         }
     }
+}
+
+/// True when `bytes` hold a blank line, which ends an SSE event (any line ending).
+fn ends_an_event(bytes: &[u8]) -> bool {
+    [&b"\n\n"[..], b"\r\r", b"\r\n\r\n"].iter().any(|t| bytes.windows(t.len()).any(|w| w == *t))
 }
 
 /// True when a request failed on its connection before any byte of the answer arrived: the
@@ -620,6 +642,26 @@ mod tests {
         assert!(e.contains("<!DOCTYPE html>"), "{e}");
         assert!(exchange(b"  ", "application/json").json().unwrap_err().contains("empty"));
         assert_eq!(exchange(b"{\"a\":1}", "application/json").json().unwrap()["a"], 1);
+    }
+
+    #[test]
+    fn a_body_cut_at_the_cap_says_so_rather_than_what_its_start_looks_like() {
+        let mut x = exchange(&[b' '; 64], "application/json");
+        x.truncated = true;
+        assert!(x.json().unwrap_err().contains("longer than the kit reads"));
+        x.body = b"{\"a\":[1,2".to_vec();
+        assert!(x.json().unwrap_err().contains("cut at max_body_bytes, 9 bytes"));
+        // A complete document followed by more than the kit reads is still that document.
+        x.body = b"{\"a\":1}   ".to_vec();
+        assert_eq!(x.json().unwrap()["a"], 1);
+    }
+
+    #[test]
+    fn a_blank_line_in_any_line_ending_ends_an_event() {
+        assert!(ends_an_event(b"data: x\n\n"));
+        assert!(ends_an_event(b"x\r\rdata"));
+        assert!(ends_an_event(b"x\r\n\r\n"));
+        assert!(!ends_an_event(b"data: x\r\ndata: y\n"));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::client::http::{ClientError, HttpExchange, StreamExchange};
@@ -221,6 +222,28 @@ enum Trouble {
     NoEvent { bound: Duration, comments: usize, bytes: u64 },
     /// Over a size cap.
     OverCap(SseError),
+    /// Silent and open after an event that leaves nothing more to send.
+    StaysOpen { bound: Duration, after: String },
+}
+
+/// What in a stream's events left nothing more to send, if anything did: the last is not a
+/// JSON-RPC response, is an error or a Message, or the last state it reported is terminal.
+fn done_with(events: &[crate::sse::SseEvent]) -> Option<String> {
+    let last: Value = serde_json::from_str(&events.last()?.data).unwrap_or(Value::Null);
+    if last.get("error").is_some() {
+        return Some("a JSON-RPC error".into());
+    }
+    let Some(result) = last.get("result") else {
+        return Some("an event that is not a JSON-RPC response".into());
+    };
+    if result.get("message").is_some() {
+        return Some("a Message".into());
+    }
+    let state = events.iter().rev().find_map(|e| {
+        let v: Value = serde_json::from_str(&e.data).ok()?;
+        super::states::state_of(v.get("result")?).map(str::to_owned)
+    })?;
+    super::states::is_terminal(&state).then(|| format!("the task reached {state}"))
 }
 
 enum Verdict {
@@ -246,14 +269,16 @@ impl Trouble {
             let t = x.trailing;
             return Verdict::Trouble(Trouble::NoEvent { bound, comments: t.comments, bytes: t.bytes });
         };
-        // A stream that sent its events and then stayed open is what several agents do on an
-        // interrupted task (digest §14): not a strike. One whose events kept coming to the end is.
         let gap = x.arrivals.windows(2).map(|w| w[1].saturating_sub(w[0])).max().unwrap_or_default();
         let quiet_at_end = x.elapsed.saturating_sub(*last);
         if x.arrivals.len() >= 2 && quiet_at_end <= gap.max(Duration::from_millis(100)) {
-            Verdict::Trouble(Trouble::NeverCloses { bound, events: x.events.len() })
-        } else {
-            Verdict::Neutral
+            return Verdict::Trouble(Trouble::NeverCloses { bound, events: x.events.len() });
+        }
+        // Events, then an open and silent stream: what several agents do while a task works or
+        // waits for input (digest §14), so not a strike then; after the stream is done, it is.
+        match done_with(&x.events) {
+            Some(after) => Verdict::Trouble(Trouble::StaysOpen { bound, after }),
+            None => Verdict::Neutral,
         }
     }
 
@@ -275,6 +300,10 @@ impl Trouble {
                 )
             }
             Trouble::OverCap(e) => format!("streams exceed the kit's caps: {n} streams in a row were cut ({e})"),
+            Trouble::StaysOpen { bound, after } => format!(
+                "streams stay open when done: {n} streams in a row stayed open and silent after {after}, until the kit's {} bound",
+                secs(*bound)
+            ),
         }
     }
 }
@@ -325,7 +354,8 @@ mod tests {
     }
 
     fn stream(end: Result<StreamEnd, SseError>, arrivals_ms: &[u64], elapsed_ms: u64) -> StreamExchange {
-        let ev = crate::sse::SseEvent { id: None, event: None, data: "{}".into(), comments: 0 };
+        let working = r#"{"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"status":{"state":"TASK_STATE_WORKING"}}}}"#;
+        let ev = crate::sse::SseEvent { id: None, event: None, data: working.into(), comments: 0 };
         StreamExchange {
             request: crate::client::http::HttpRequest::get("http://a.test/rpc"),
             status: 200,
@@ -369,10 +399,11 @@ mod tests {
         assert!(g.streams_stopped().unwrap().contains("sent only SSE comments (4 in the last)"));
     }
 
-    /// Events, then an open stream with nothing more: what agents do on an interrupted task. And a
-    /// stream the kit hung up on itself. Neither says anything about the agent.
+    /// Events, then an open stream with nothing more while the task works: what agents do on a
+    /// task in progress or interrupted. And a stream the kit hung up on itself. Neither says anything
+    /// about the agent; a stream left open once it is done does.
     #[test]
-    fn a_stream_left_open_after_its_events_is_no_strike() {
+    fn a_stream_left_open_while_the_task_goes_on_is_no_strike() {
         let limit = Duration::from_secs(10);
         let g = Guard::new(Vec::new());
         for _ in 0..5 {
@@ -380,6 +411,20 @@ mod tests {
             g.record_stream("http://a.test/rpc", &stream(Ok(StreamEnd::StoppedByCaller), &[5], 5));
         }
         assert_eq!(g.streams_stopped(), None);
+        // Open and silent after the task ended is a strike.
+        let mut done = stream(Err(SseError::TotalTimeout { limit }), &[5, 30], 10_000);
+        done.events[1].data =
+            r#"{"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"status":{"state":"TASK_STATE_COMPLETED"}}}}"#.into();
+        for _ in 0..3 {
+            g.record_stream("http://a.test/rpc", &done);
+        }
+        assert_eq!(
+            g.streams_stopped().as_deref(),
+            Some(
+                "streams stay open when done: 3 streams in a row stayed open and silent after the task reached TASK_STATE_COMPLETED, until the kit's 10 s bound"
+            )
+        );
+        let g = Guard::new(Vec::new());
         g.stop("deadline".into());
         assert_eq!(g.streams_stopped().as_deref(), Some("deadline"));
     }

@@ -30,7 +30,9 @@ impl Default for SseLimits {
     fn default() -> Self {
         SseLimits {
             max_event_bytes: 1024 * 1024,
-            max_events: 10_000,
+            // Enough for an answer streamed a few words per event; each event is kept parsed
+            // while its check judges it, so this bounds the memory of every stream read at once.
+            max_events: 2_000,
             max_total_bytes: 16 * 1024 * 1024,
             idle_timeout: Duration::from_secs(30),
             total_timeout: Duration::from_secs(300),
