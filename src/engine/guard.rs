@@ -226,24 +226,15 @@ enum Trouble {
     StaysOpen { bound: Duration, after: String },
 }
 
-/// What in a stream's events left nothing more to send, if anything did: the last is not a
-/// JSON-RPC response, is an error or a Message, or the last state it reported is terminal.
+/// What in a stream's last event left nothing more the kit could read, if anything did: it is not
+/// a JSON-RPC response, or it is an error. A stream left open after a Message or a terminal state
+/// is not counted: checks grade that sentence of the spec, and must see it for themselves.
 fn done_with(events: &[crate::sse::SseEvent]) -> Option<String> {
     let last: Value = serde_json::from_str(&events.last()?.data).unwrap_or(Value::Null);
     if last.get("error").is_some() {
         return Some("a JSON-RPC error".into());
     }
-    let Some(result) = last.get("result") else {
-        return Some("an event that is not a JSON-RPC response".into());
-    };
-    if result.get("message").is_some() {
-        return Some("a Message".into());
-    }
-    let state = events.iter().rev().find_map(|e| {
-        let v: Value = serde_json::from_str(&e.data).ok()?;
-        super::states::state_of(v.get("result")?).map(str::to_owned)
-    })?;
-    super::states::is_terminal(&state).then(|| format!("the task reached {state}"))
+    last.get("result").is_none().then(|| "an event that is not a JSON-RPC response".into())
 }
 
 enum Verdict {
@@ -275,7 +266,8 @@ impl Trouble {
             return Verdict::Trouble(Trouble::NeverCloses { bound, events: x.events.len() });
         }
         // Events, then an open and silent stream: what several agents do while a task works or
-        // waits for input (digest §14), so not a strike then; after the stream is done, it is.
+        // waits for input (digest §14), so not a strike; after an event the kit cannot read at
+        // all, it is. Open after a terminal state is a violation its own checks must each see.
         match done_with(&x.events) {
             Some(after) => Verdict::Trouble(Trouble::StaysOpen { bound, after }),
             None => Verdict::Neutral,
@@ -399,9 +391,9 @@ mod tests {
         assert!(g.streams_stopped().unwrap().contains("sent only SSE comments (4 in the last)"));
     }
 
-    /// Events, then an open stream with nothing more while the task works: what agents do on a
-    /// task in progress or interrupted. And a stream the kit hung up on itself. Neither says anything
-    /// about the agent; a stream left open once it is done does.
+    /// Events, then an open stream with nothing more: what agents do on a task in progress or
+    /// interrupted. And a stream the kit hung up on itself. Neither says anything about the agent;
+    /// a stream left open after an event the kit cannot read does.
     #[test]
     fn a_stream_left_open_while_the_task_goes_on_is_no_strike() {
         let limit = Duration::from_secs(10);
@@ -411,17 +403,24 @@ mod tests {
             g.record_stream("http://a.test/rpc", &stream(Ok(StreamEnd::StoppedByCaller), &[5], 5));
         }
         assert_eq!(g.streams_stopped(), None);
-        // Open and silent after the task ended is a strike.
+        // Open after a terminal state is for the checks of that sentence to find, each its own.
         let mut done = stream(Err(SseError::TotalTimeout { limit }), &[5, 30], 10_000);
         done.events[1].data =
             r#"{"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"status":{"state":"TASK_STATE_COMPLETED"}}}}"#.into();
         for _ in 0..3 {
             g.record_stream("http://a.test/rpc", &done);
         }
+        assert_eq!(g.streams_stopped(), None);
+        // Open and silent after an event that is not JSON-RPC at all is a strike.
+        done.events[1].data = "<html>".into();
+        for _ in 0..3 {
+            g.record_stream("http://a.test/rpc", &done);
+        }
         assert_eq!(
             g.streams_stopped().as_deref(),
             Some(
-                "streams stay open when done: 3 streams in a row stayed open and silent after the task reached TASK_STATE_COMPLETED, until the kit's 10 s bound"
+                "streams stay open when done: 3 streams in a row stayed open and silent after an event that is not a \
+                 JSON-RPC response, until the kit's 10 s bound"
             )
         );
         let g = Guard::new(Vec::new());
