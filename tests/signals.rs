@@ -115,3 +115,32 @@ async fn a_signal_in_the_middle_of_a_run_leaves_valid_report_files() {
         let _ = std::fs::remove_dir_all(&out);
     }
 }
+
+/// A signal while the card is still being fetched (the agent never sends it) ends the run there,
+/// not when the fetch times out, and the report says where the run was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_while_the_card_is_fetched_ends_the_run_at_once_with_a_report() {
+    let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let router = Router::new().route("/.well-known/agent-card.json", get(std::future::pending::<&'static str>));
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    let validator = schema::compile_file("reports/report.schema.json");
+    let out = std::env::temp_dir().join(format!("a2a-conform-signal-{}", uuid::Uuid::new_v4().simple()));
+    let (code, took) = tokio::task::spawn_blocking({
+        let out = out.clone();
+        move || interrupted_run(&url, "-TERM", &out)
+    })
+    .await
+    .unwrap();
+    assert_eq!(code, Some(3), "an interrupted run is inconclusive");
+    assert!(took < Duration::from_secs(5), "the run ended {took:?} after the signal, not at the card's time-out");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report.json is written"))
+            .unwrap();
+    let problems = schema::violations_of(&validator, &report);
+    assert!(problems.is_empty(), "report.json does not validate: {problems:?}");
+    assert!(report.to_string().contains("SIGTERM) while the agent card was fetched"), "{report}");
+    let _ = std::fs::remove_dir_all(&out);
+}

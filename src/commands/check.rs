@@ -240,13 +240,16 @@ pub enum CheckError {
     /// The target answered, but not with an agent card (exit 2).
     #[error("{0}")]
     NotAnAgent(String),
+    /// A signal ended the run before any check started (exit 3).
+    #[error("{0}")]
+    Interrupted(String),
 }
 
 impl CheckError {
     /// The process exit status (DESIGN: 2 usage/input, 3 inconclusive).
     pub fn exit_code(&self) -> i32 {
         match self {
-            CheckError::Unreachable(_) => 3,
+            CheckError::Unreachable(_) | CheckError::Interrupted(_) => 3,
             CheckError::Usage(_) | CheckError::NotAnAgent(_) => 2,
         }
     }
@@ -335,7 +338,10 @@ pub async fn run(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result<Re
 async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result<(), CheckError> {
     // Listening from the start: once listened to, SIGINT and SIGTERM no longer end the process,
     // and the run ends as any other does, with its report.
-    let signals = tokio::spawn(interrupted());
+    let (signalled, signal) = tokio::sync::watch::channel(None::<String>);
+    let signals = tokio::spawn(async move {
+        let _ = signalled.send(Some(interrupted().await));
+    });
     // Every way out of the run stops listening, the early ones (no card, a 0.3 peer) included.
     let _listening = AbortOnDrop(signals.abort_handle());
     let started = Instant::now();
@@ -355,15 +361,21 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         .chain(opts.allow_hosts.iter().map(|h| h.to_ascii_lowercase()))
         .collect();
     let client = HttpClient::new(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
-    let discovery = match discovery::discover(&client, &opts.target).await {
+    // A signal while the card is fetched ends the run there, with a report saying so.
+    let fetched = tokio::select! {
+        d = discovery::discover(&client, &opts.target) => d.map_err(Ok),
+        why = signal_of(signal.clone()) => Err(Err(why)),
+    };
+    let discovery = match fetched {
         Ok(d) => d,
         Err(e) => {
             let err = match e {
-                DiscoveryError::Client(_) => {
+                Err(why) => CheckError::Interrupted(format!("{why} while the agent card was fetched")),
+                Ok(e @ DiscoveryError::Client(_)) => {
                     CheckError::Unreachable(redactor.redact(&format!("cannot reach {}: {e}", opts.target)))
                 }
-                DiscoveryError::InvalidTarget { .. } => CheckError::Usage(redactor.redact(&e.to_string())),
-                other => CheckError::NotAnAgent(
+                Ok(e @ DiscoveryError::InvalidTarget { .. }) => CheckError::Usage(redactor.redact(&e.to_string())),
+                Ok(other) => CheckError::NotAnAgent(
                     redactor.redact(&format!("{} does not serve an A2A agent card: {other}", opts.target)),
                 ),
             };
@@ -495,11 +507,8 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     // named, and the run writes its report like any other ending.
     let stopper = {
         let guard = ctx.guard.clone();
-        tokio::spawn(async move {
-            if let Ok(why) = signals.await {
-                guard.stop(why);
-            }
-        })
+        let signal = signal.clone();
+        tokio::spawn(async move { guard.stop(signal_of(signal).await) })
     };
     // Before any check: when the neutral SendMessage fails, find out why, and what to send instead.
     let diagnose_it = checks.iter().any(|c| c.test.id == DIAGNOSIS && c.disposition == Disposition::Run)
@@ -558,6 +567,16 @@ struct AbortOnDrop(tokio::task::AbortHandle);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
+    }
+}
+
+/// Resolves once a signal has stopped the run (at once if one already has), with what it was.
+async fn signal_of(mut signal: tokio::sync::watch::Receiver<Option<String>>) -> String {
+    let why = signal.wait_for(Option::is_some).await.ok().map(|why| why.clone().unwrap_or_default());
+    match why {
+        Some(why) => why,
+        // The listener ended without a signal: none will come.
+        None => std::future::pending().await,
     }
 }
 
