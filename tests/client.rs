@@ -519,7 +519,7 @@ async fn endless_stream_hits_the_idle_timeout() {
     assert_eq!(x.events.len(), 1, "events before the error are kept");
     assert!(matches!(x.end, Err(SseError::IdleTimeout { .. })), "{:?}", x.end);
     let body = x.to_evidence(None, c.redactor()).response_body.unwrap();
-    assert!(body.contains("stream error: no data within idle_timeout"), "{body}");
+    assert!(body.contains("stream error: no complete event within idle_timeout"), "{body}");
 }
 
 /// A server that answers the first request on each connection with HTTP 500 and keeps the

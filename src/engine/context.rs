@@ -109,7 +109,12 @@ impl Ctx {
             x = self.client.send_within(req, limit) => x,
             why = self.guard.wait_stop() => return Err(why),
         };
-        self.guard.record(&url, &x);
+        // An exchange left less than half the timeout by its check's deadline says little about
+        // the agent when it runs out: a slow answer is not a silent agent.
+        let short = limit < self.client.config().timeout / 2;
+        if !(short && matches!(x, Err(crate::client::http::ClientError::Timeout { .. }))) {
+            self.guard.record(&url, &x);
+        }
         let x = x.map_err(|e| format!("request failed: {e}"))?;
         self.guard.scan_exchange(origin, &x);
         self.ids.lock().unwrap_or_else(|p| p.into_inner()).note(origin, &x);
