@@ -70,11 +70,17 @@ struct Tried {
 /// A prompt whose completed answer took this many times the neutral prompt's is slow.
 const SLOW_RATIO: u32 = 10;
 
-/// The prompts answered with a completed task [`SLOW_RATIO`] times later than `neutral` took, in
-/// the order tried.
+/// The prompts answered with a completed task [`SLOW_RATIO`] times later than `neutral` took,
+/// slowest first: on a busy machine a quick prompt can pass the ratio by a hiccup of a few
+/// milliseconds, and a work that really takes time is then still the one chosen.
 fn slow(tried: &[Tried], neutral: Option<Duration>) -> Vec<String> {
     let Some(q) = neutral else { return Vec::new() };
-    tried.iter().filter(|t| t.completed_in.is_some_and(|d| d >= q * SLOW_RATIO)).map(|t| t.text.clone()).collect()
+    let mut slow: Vec<(Duration, &str)> = tried
+        .iter()
+        .filter_map(|t| t.completed_in.filter(|d| *d >= q * SLOW_RATIO).map(|d| (d, t.text.as_str())))
+        .collect();
+    slow.sort_by_key(|s| std::cmp::Reverse(s.0));
+    slow.into_iter().map(|(_, t)| t.to_owned()).collect()
 }
 
 /// Tries every prompt (each within the run's patience and a little more for its follow-up) and
@@ -269,6 +275,25 @@ async fn cancel(ctx: &Ctx, id: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_slowest_completed_prompt_comes_first() {
+        let ms = Duration::from_millis;
+        let tried = |text: &str, completed: Option<u64>| Tried {
+            text: text.into(),
+            seen: String::new(),
+            found: Vec::new(),
+            completed_in: completed.map(ms),
+        };
+        let all = [
+            tried("a hiccup", Some(25)),
+            tried("still running", None),
+            tried("real work", Some(1_500)),
+            tried("quick", Some(3)),
+        ];
+        assert_eq!(slow(&all, Some(ms(2))), ["real work", "a hiccup"]);
+        assert!(slow(&all, None).is_empty());
+    }
 
     #[test]
     fn prompts_are_the_neutral_one_then_the_examples_once_each() {

@@ -335,17 +335,31 @@ async fn non_blocking_send(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
             ),
         ));
     }
-    let x = stream_message(run, "stream", &text, usize::MAX).await?;
-    run.keep(x.to_evidence(Some("stream"), &run.ctx.redactor));
-    results("stream", &x).map_err(|e| anchored(&STREAM_ANCHORS, e))?;
-    let (Some(&first), Some(&last)) = (x.arrivals.first(), x.arrivals.last()) else {
-        return Err(StepFail::Skip(
-            SkipReason::BehaviorNotAvailable,
-            "the stream of the same message held no event".into(),
-        ));
+    // A first event held up by a busy machine hides how long the work takes; a second stream of
+    // the same message, once, tells more often than not.
+    let mut again = false;
+    let (times, first, last) = loop {
+        let step = if again { "stream again" } else { "stream" };
+        let x = stream_message(run, step, &text, usize::MAX).await?;
+        run.keep(x.to_evidence(Some(step), &run.ctx.redactor));
+        results(step, &x).map_err(|e| anchored(&STREAM_ANCHORS, e))?;
+        let (Some(&first), Some(&last)) = (x.arrivals.first(), x.arrivals.last()) else {
+            return Err(StepFail::Skip(
+                SkipReason::BehaviorNotAvailable,
+                "the stream of the same message held no event".into(),
+            ));
+        };
+        let times = non_blocking::judge(started.answered_in, first, last);
+        if !again && matches!(times, non_blocking::Times::TooQuick(_)) {
+            again = true;
+            continue;
+        }
+        break (times, first, last);
     };
-    match non_blocking::judge(started.answered_in, first, last) {
-        non_blocking::Times::CannotTell(why) => Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, why)),
+    match times {
+        non_blocking::Times::CannotTell(why) | non_blocking::Times::TooQuick(why) => {
+            Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, why))
+        }
         non_blocking::Times::Waited => Err(StepFail::Violation(Failure {
             message: format!(
                 "with returnImmediately, SendMessage answered only after {} ms, with the task already {state}; \
