@@ -48,15 +48,11 @@ pub struct Leak {
 
 #[derive(Debug)]
 pub struct Guard {
-    /// Consecutive failures per endpoint (URL without its query): a card that still answers says
-    /// nothing about an interface that has gone silent, so its answers must not reset that count.
-    strikes: Mutex<HashMap<String, usize>>,
-    /// Set once: why every remaining check must stop (unresponsive agent, run deadline).
-    stop: watch::Sender<Option<String>>,
-    /// Streams in a row per endpoint that hit a bound, and how the last one did.
-    stream_strikes: Mutex<HashMap<String, (usize, Trouble)>>,
-    /// Set once: why no more streams are read.
-    streams_stop: watch::Sender<Option<String>>,
+    /// Exchanges: tripped, every remaining check stops (unresponsive agent, and also the run
+    /// deadline and signals, which trip it directly).
+    run: Breaker,
+    /// Streams: tripped, no more streams are read.
+    streams: Breaker,
     /// (where it was sent, value).
     canaries: Vec<(String, String)>,
     leaks: Mutex<Vec<Leak>>,
@@ -64,68 +60,47 @@ pub struct Guard {
 
 impl Guard {
     pub fn new(canaries: Vec<(String, String)>) -> Self {
-        Guard {
-            strikes: Mutex::new(HashMap::new()),
-            stop: watch::channel(None).0,
-            stream_strikes: Mutex::new(HashMap::new()),
-            streams_stop: watch::channel(None).0,
-            canaries,
-            leaks: Mutex::new(Vec::new()),
-        }
+        Guard { run: Breaker::default(), streams: Breaker::default(), canaries, leaks: Mutex::new(Vec::new()) }
     }
 
     /// Why the run stopped, once it has.
     pub fn stopped(&self) -> Option<String> {
-        self.stop.borrow().clone()
+        self.run.tripped()
     }
 
     /// Resolves when the run stops (immediately if it already has), with the reason.
     pub async fn wait_stop(&self) -> String {
-        wait_set(&self.stop).await
+        self.run.wait().await
     }
 
     /// Why no more streams are read, once the agent's streams have been found hostile or the run
     /// has stopped.
     pub fn streams_stopped(&self) -> Option<String> {
-        self.stopped().or_else(|| self.streams_stop.borrow().clone())
+        self.stopped().or_else(|| self.streams.tripped())
     }
 
     /// Resolves when no more streams are to be read, with the reason.
     pub async fn wait_streams_stop(&self) -> String {
         tokio::select! {
-            why = wait_set(&self.stop) => why,
-            why = wait_set(&self.streams_stop) => why,
+            why = self.run.wait() => why,
+            why = self.streams.wait() => why,
         }
     }
 
     /// Stops every remaining check with `reason` (the first reason wins).
     pub fn stop(&self, reason: String) {
-        self.stop.send_if_modified(|r| {
-            if r.is_some() {
-                return false;
-            }
-            *r = Some(reason);
-            true
-        });
+        self.run.trip(reason);
     }
 
     /// Counts an exchange with `url`: a complete answer (whatever its status) resets that
     /// endpoint's count; a failure of the connection or a time-out is a strike, and the third in a
     /// row on one endpoint stops the run.
     pub fn record<T>(&self, url: &str, outcome: &Result<T, ClientError>) {
-        let endpoint = url.split(['?', '#']).next().unwrap_or(url);
-        let mut strikes = self.strikes.lock().unwrap_or_else(|p| p.into_inner());
-        let key = if strikes.contains_key(endpoint) || strikes.len() < MAX_ENDPOINTS { endpoint } else { "" };
         match outcome {
-            Ok(_) => {
-                strikes.insert(key.to_owned(), 0);
-            }
+            Ok(_) => self.run.reset(url),
             Err(e @ (ClientError::Timeout { .. } | ClientError::Connect(_) | ClientError::Transport(_))) => {
-                let n = strikes.entry(key.to_owned()).or_insert(0);
-                *n += 1;
-                if *n >= STRIKES {
-                    let n = *n;
-                    drop(strikes);
+                let n = self.run.strike(url);
+                if n >= STRIKES {
                     self.stop(format!("agent unresponsive: {n} requests in a row got no answer (last: {e})"));
                 }
             }
@@ -136,28 +111,13 @@ impl Guard {
     /// Counts a stream read from `url` for the stream breaker: one that hit a bound is a strike,
     /// one the agent closed resets the count; one the kit hung up on itself says nothing.
     pub fn record_stream(&self, url: &str, x: &StreamExchange) {
-        let endpoint = url.split(['?', '#']).next().unwrap_or(url);
-        let mut strikes = self.stream_strikes.lock().unwrap_or_else(|p| p.into_inner());
-        let key = if strikes.contains_key(endpoint) || strikes.len() < MAX_ENDPOINTS { endpoint } else { "" };
         match Trouble::of(x) {
-            Verdict::Closed => {
-                strikes.remove(key);
-            }
+            Verdict::Closed => self.streams.reset(url),
             Verdict::Neutral => {}
             Verdict::Trouble(t) => {
-                let entry = strikes.entry(key.to_owned()).or_insert((0, t.clone()));
-                entry.0 += 1;
-                entry.1 = t;
-                if entry.0 >= STREAM_STRIKES {
-                    let why = entry.1.describe(entry.0);
-                    drop(strikes);
-                    self.streams_stop.send_if_modified(|r| {
-                        if r.is_some() {
-                            return false;
-                        }
-                        *r = Some(why);
-                        true
-                    });
+                let n = self.streams.strike(url);
+                if n >= STREAM_STRIKES {
+                    self.streams.trip(t.describe(n));
                 }
             }
         }
@@ -202,13 +162,64 @@ impl Guard {
     }
 }
 
-async fn wait_set(tx: &watch::Sender<Option<String>>) -> String {
-    let mut rx = tx.subscribe();
-    let reason = rx.wait_for(Option::is_some).await.ok().map(|r| r.clone().unwrap_or_default());
-    match reason {
-        Some(r) => r,
-        // The sender lives as long as the guard; this is only reached if it were dropped.
-        None => std::future::pending().await,
+/// Consecutive strikes per endpoint (URL without its query), and why it tripped once it has: a
+/// card that still answers says nothing about an interface that has gone silent, so its answers
+/// must not reset that count.
+#[derive(Debug)]
+struct Breaker {
+    strikes: Mutex<HashMap<String, usize>>,
+    /// Set once; the first reason wins.
+    tripped: watch::Sender<Option<String>>,
+}
+
+impl Default for Breaker {
+    fn default() -> Self {
+        Breaker { strikes: Mutex::new(HashMap::new()), tripped: watch::channel(None).0 }
+    }
+}
+
+impl Breaker {
+    fn reset(&self, url: &str) {
+        self.with_count(url, |n| *n = 0);
+    }
+
+    /// Counts a strike on `url`'s endpoint; returns how many in a row.
+    fn strike(&self, url: &str) -> usize {
+        self.with_count(url, |n| {
+            *n += 1;
+            *n
+        })
+    }
+
+    fn with_count<R>(&self, url: &str, f: impl FnOnce(&mut usize) -> R) -> R {
+        let endpoint = url.split(['?', '#']).next().unwrap_or(url);
+        let mut strikes = self.strikes.lock().unwrap_or_else(|p| p.into_inner());
+        let key = if strikes.contains_key(endpoint) || strikes.len() < MAX_ENDPOINTS { endpoint } else { "" };
+        f(strikes.entry(key.to_owned()).or_insert(0))
+    }
+
+    fn trip(&self, why: String) {
+        self.tripped.send_if_modified(|r| {
+            if r.is_some() {
+                return false;
+            }
+            *r = Some(why);
+            true
+        });
+    }
+
+    fn tripped(&self) -> Option<String> {
+        self.tripped.borrow().clone()
+    }
+
+    async fn wait(&self) -> String {
+        let mut rx = self.tripped.subscribe();
+        let reason = rx.wait_for(Option::is_some).await.ok().map(|r| r.clone().unwrap_or_default());
+        match reason {
+            Some(r) => r,
+            // The sender lives as long as the breaker; this is only reached if it were dropped.
+            None => std::future::pending().await,
+        }
     }
 }
 
