@@ -271,100 +271,57 @@ async fn every_hostile_server_ends_in_30_s_with_a_report_and_no_request_elsewher
     }
 }
 
-/// How a hostile agent's streams misbehave; its other methods answer like a plain agent.
-#[derive(Clone, Copy, Debug)]
-enum Streams {
-    /// A valid-looking event every 5 ms, forever.
-    Endless,
-    /// A valid short stream, one byte per second.
-    Dribble,
-    /// Keep-alive comments and never an event.
-    CommentsOnly,
-}
-
 const TASK: &str = r#"{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a-1","parts":[{"text":"done"}]}]}"#;
-
-/// An agent that answers SendMessage and GetTask with one completed task, other calls with
-/// TaskNotFound, and every streaming call with `streams`.
-async fn stream_agent(streams: Streams) -> String {
-    let rpc = axum::routing::post(move |body: bytes::Bytes| async move {
-        let req: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-        let id = req.get("id").cloned().unwrap_or(serde_json::Value::Null);
-        let method = req.get("method").and_then(|m| m.as_str()).unwrap_or("").to_owned();
-        let json = |v: serde_json::Value| ([(header::CONTENT_TYPE, "application/json")], v.to_string()).into_response();
-        let task: serde_json::Value = serde_json::from_str(TASK).unwrap();
-        match method.as_str() {
-            "SendMessage" => json(serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"task": task}})),
-            "GetTask" => json(serde_json::json!({"jsonrpc": "2.0", "id": id, "result": task})),
-            "SendStreamingMessage" | "SubscribeToTask" => {
-                let event = |result: serde_json::Value| {
-                    format!("data: {}\n\n", serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}))
-                };
-                let body = match streams {
-                    Streams::Endless => {
-                        let first = event(
-                            serde_json::json!({"task": {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}}),
-                        );
-                        let next = event(
-                            serde_json::json!({"statusUpdate": {"taskId": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}}),
-                        );
-                        let s = stream::unfold(Some(first), move |sent| {
-                            let next = next.clone();
-                            async move {
-                                tokio::time::sleep(Duration::from_millis(5)).await;
-                                Some((Ok::<_, std::io::Error>(bytes::Bytes::from(sent.unwrap_or(next))), None))
-                            }
-                        });
-                        Body::from_stream(s)
-                    }
-                    Streams::Dribble => {
-                        let whole = event(serde_json::json!({"task": task})).into_bytes();
-                        let s = stream::unfold(0usize, move |i| {
-                            let byte = whole.get(i).copied();
-                            async move {
-                                tokio::time::sleep(Duration::from_secs(1)).await;
-                                byte.map(|b| (Ok::<_, std::io::Error>(bytes::Bytes::from(vec![b])), i + 1))
-                            }
-                        });
-                        Body::from_stream(s)
-                    }
-                    Streams::CommentsOnly => {
-                        let s = stream::unfold((), |()| async {
-                            tokio::time::sleep(Duration::from_millis(100)).await;
-                            Some((Ok::<_, std::io::Error>(bytes::Bytes::from_static(b": keep-alive\n\n")), ()))
-                        });
-                        Body::from_stream(s)
-                    }
-                };
-                ([(header::CONTENT_TYPE, "text/event-stream")], body).into_response()
-            }
-            _ => json(
-                serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32001, "message": "task not found"}}),
-            ),
-        }
-    });
-    agent(rpc, |b| format!("{b}/rpc")).await
-}
 
 /// Each stream costs a check its whole patience; after three in a row the agent's streams are
 /// taken for what they are, and the remaining streaming checks end at once, naming it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn streams_that_never_end_trickle_or_only_keep_alive_end_the_run_in_30_s() {
     let _one = ONE_AT_A_TIME.lock().await;
+    let working =
+        serde_json::json!({"task": {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}});
+    let update = serde_json::json!({"statusUpdate": {"taskId": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}});
+    let task: serde_json::Value = serde_json::from_str(TASK).unwrap();
     let kinds = [
-        (Streams::Endless, "streams never close: 3 streams in a row were still sending events at the kit's"),
-        (Streams::Dribble, "streams send no event: 3 streams in a row sent bytes that never made up an event"),
-        (Streams::CommentsOnly, "streams send no event: 3 streams in a row sent only SSE comments"),
+        (
+            "a valid-looking event every 5 ms, forever",
+            raw_stream_agent(move |id| {
+                let every = Piece::Every(sse_event(id, update.clone()).into_bytes(), Duration::from_millis(5));
+                vec![sse_head(), bytes(sse_event(id, working.clone())), every]
+            })
+            .await,
+            "streams never close: 3 streams in a row were still sending events at the kit's",
+        ),
+        (
+            "a valid short stream, one byte per second",
+            raw_stream_agent(move |id| {
+                vec![
+                    sse_head(),
+                    Piece::Trickle(
+                        sse_event(id, serde_json::json!({"task": task})).into_bytes(),
+                        Duration::from_secs(1),
+                    ),
+                ]
+            })
+            .await,
+            "streams send no event: 3 streams in a row sent bytes that never made up an event",
+        ),
+        (
+            "keep-alive comments and never an event",
+            raw_stream_agent(|_| {
+                vec![sse_head(), Piece::Every(b": keep-alive\n\n".to_vec(), Duration::from_millis(100))]
+            })
+            .await,
+            "streams send no event: 3 streams in a row sent only SSE comments",
+        ),
     ];
-    let mut urls = Vec::new();
-    for (kind, _) in kinds {
-        urls.push(stream_agent(kind).await);
-    }
-    let (r1, r2, r3) =
-        tokio::join!(check_with_timeout_10(&urls[0]), check_with_timeout_10(&urls[1]), check_with_timeout_10(&urls[2]));
-    for ((kind, named), run) in kinds.iter().zip([r1, r2, r3]) {
-        let what = format!("{kind:?}");
-        assert_bounded(&what, &run);
+    let (r1, r2, r3) = tokio::join!(
+        check_with_timeout_10(&kinds[0].1),
+        check_with_timeout_10(&kinds[1].1),
+        check_with_timeout_10(&kinds[2].1)
+    );
+    for ((what, _, named), run) in kinds.iter().zip([r1, r2, r3]) {
+        assert_bounded(what, &run);
         let report = run.report.as_ref().unwrap();
         // The streaming checks still running end at once naming it, or wait on one that did (which
         // of the two depends on which ended first): either way, one finding.
@@ -393,6 +350,8 @@ enum Piece {
     Repeat(Vec<u8>, usize),
     /// Each byte alone, `gap` apart.
     Trickle(Vec<u8>, Duration),
+    /// The same bytes every `gap`, until the kit hangs up.
+    Every(Vec<u8>, Duration),
     /// Say nothing more, and keep the connection open.
     Hold,
     /// Abort the connection (a TCP reset).
@@ -506,6 +465,12 @@ async fn raw_agent(script: impl Fn(&str, &serde_json::Value) -> Vec<Piece> + Sen
                             }
                             r
                         }
+                        Piece::Every(b, gap) => loop {
+                            tokio::time::sleep(gap).await;
+                            if let Err(e) = sock.write_all(&b).await {
+                                break Err(e);
+                            }
+                        },
                         Piece::Hold => {
                             // Until the kit hangs up.
                             let _ = sock.read(&mut chunk).await;
