@@ -10,6 +10,9 @@ use super::states::{is_terminal, state_of};
 use crate::client::http::{HttpExchange, StreamExchange};
 use crate::report::errors;
 use crate::report::{Failure, SkipReason, WANTED_ERROR, WANTED_RESULT, WANTED_STREAM};
+
+/// What a held-back stream's failure expected: the runner tries such a stream once more.
+pub(crate) const HELD_BACK: &str = "updates sent while the task runs";
 use crate::sse::SseError;
 use crate::suite::assert;
 use crate::suite::model::{Expect, ExpectError, ExpectRefused, NamedAssertion, Step};
@@ -477,7 +480,7 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
                     message: format!("the updates were held back to the end of the task: {why}"),
                     step_id: Some(sid.into()),
                     pointer: None,
-                    expected: Some("updates sent while the task runs".into()),
+                    expected: Some(HELD_BACK.into()),
                     actual: Some(why),
                 }));
             }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::context::{CheckRun, StepFail, compact};
-use super::expect::{evaluate, named_assertion};
+use super::expect::{HELD_BACK, evaluate, named_assertion};
 use super::probes;
 use super::request::{Answer, send};
 use super::settle::settle_answer;
@@ -52,6 +52,7 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
     }
     let attempts = step.repeat.as_ref().map_or(1, |r| r.max_attempts.unwrap_or(10).clamp(1, 100));
     let mut attempt = 0;
+    let mut live_retried = false;
     loop {
         attempt += 1;
         let answer = send(run, step).await?;
@@ -91,7 +92,16 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
             let reason = run.render_str(&step.id, &guard.reason)?;
             return Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, reason));
         }
-        let root = evaluate(run, step, &answer)?;
+        let root = match evaluate(run, step, &answer) {
+            // A first event late under load looks like a held-back stream: an agent that holds
+            // its updates back does so on every stream, a busy machine rarely twice in a row.
+            Err(StepFail::Violation(f)) if !live_retried && f.expected.as_deref() == Some(HELD_BACK) => {
+                live_retried = true;
+                attempt -= 1;
+                continue;
+            }
+            r => r?,
+        };
         return finish_step(run, step, &answer, root);
     }
 }
