@@ -23,5 +23,7 @@ fn embed(dir: &str, out_name: &str) {
 fn main() {
     embed("mock-peer/scenarios", "builtin_scenarios.rs");
     embed("suites/server", "builtin_suites.rs");
+    embed("suites/client", "builtin_client_suites.rs");
     embed("mock-peer/faults", "builtin_faults.rs");
+    embed("mock-peer/client-scenarios", "builtin_client_scenarios.rs");
 }

@@ -9,7 +9,7 @@ use crate::client::http::ClientConfig;
 use crate::commands::card::{CardCommand, CardOptions};
 use crate::commands::check::{self, CheckOptions, Output};
 use crate::commands::client::{ClientCommand, ClientOptions, parse_headers};
-use crate::commands::{bench, coverage, mock, report, selftest};
+use crate::commands::{bench, client_check, coverage, mock, report, selftest};
 use crate::protocol::limits::Limits;
 use crate::report::baseline::Baseline;
 use crate::report::files::Format;
@@ -27,12 +27,100 @@ pub struct Cli {
     pub command: Command,
 }
 
+#[derive(Debug, Args)]
+pub struct ClientCheckArgs {
+    /// List the scenarios and the client checks, then exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Provoke the client this way (repeatable): see --list.
+    #[arg(long = "scenario", value_name = "NAME")]
+    pub scenarios: Vec<String>,
+    /// Bound on the client's command, in seconds; then it is stopped (SIGTERM, then SIGKILL).
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+    /// Without a command: how long to grade whatever client connects, in seconds.
+    #[arg(long, default_value_t = 60)]
+    pub duration: u64,
+    /// Where the mock listens.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Serve the extended card to callers presenting `Authorization: Bearer TOKEN`.
+    #[arg(long, value_name = "TOKEN")]
+    pub extended_card_token: Option<String>,
+    /// Grade only checks whose id matches this glob (repeatable).
+    #[arg(long = "only", value_name = "GLOB")]
+    pub only: Vec<String>,
+    /// SHOULD violations fail instead of warn.
+    #[arg(long)]
+    pub strict: bool,
+    /// Directory for report files (client.log holds the command's output).
+    #[arg(long, default_value = "a2a-client-report")]
+    pub out: PathBuf,
+    /// Report files to write (comma-separated): json, junit, acts, html, sarif, md.
+    #[arg(long, value_delimiter = ',', default_value = "json,junit")]
+    pub format: Vec<FormatArg>,
+    /// Accepted failures, as for `check`.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// No notes on stderr, and the client's output is not echoed (errors still print).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Print run events as JSON lines on stdout instead of the summary.
+    #[arg(long)]
+    pub json_lines: bool,
+    /// No colours in the summary.
+    #[arg(long)]
+    pub no_color: bool,
+    /// The client to grade and its arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// `client-check`: flags into options, then the command.
+async fn run_client_check(args: ClientCheckArgs) -> anyhow::Result<i32> {
+    if args.list {
+        return client_check::list();
+    }
+    let opts = client_check::ClientCheckOptions {
+        scenarios: args.scenarios.clone(),
+        timeout: std::time::Duration::from_secs(args.timeout.max(1)),
+        duration: std::time::Duration::from_secs(args.duration.max(1)),
+        bind: SocketAddr::new(args.host, args.port),
+        extended_card_token: args.extended_card_token.clone(),
+        strict: args.strict,
+        only: args.only.clone(),
+        baseline: match &args.baseline {
+            Some(path) => Some(Baseline::load(path).map_err(|e| anyhow::anyhow!("--baseline: {e}"))?),
+            None => None,
+        },
+        ..client_check::ClientCheckOptions::new(args.command.clone())
+    };
+    let output = Output {
+        json_lines: args.json_lines,
+        color: use_color(
+            args.no_color,
+            std::env::var_os("NO_COLOR").as_deref(),
+            std::io::IsTerminal::is_terminal(&std::io::stdout()),
+        ),
+        dir: args.out.clone(),
+        formats: args.format.iter().map(|f| Format::from(*f)).collect(),
+        progress: false,
+        quiet: args.quiet,
+    };
+    Ok(client_check::run_command(opts, &output).await)
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check an A2A agent's conformance (with no URL: the embedded mock peer) and write reports.
     Check(CheckArgs),
     /// Serve a spec-exact A2A 1.0 mock agent (JSON-RPC + SSE) on a local port.
     Mock(MockArgs),
+    /// Grade an A2A client: start the mock on loopback, run COMMAND against it ({url} and A2A_URL
+    /// give its URL), or grade whatever client connects, then check what the client sent.
+    ClientCheck(ClientCheckArgs),
     /// The mock's catalogue of named spec violations.
     Faults {
         #[command(subcommand)]
@@ -352,6 +440,10 @@ pub struct MockArgs {
     /// Directory of extra scenario files (*.json), overriding built-ins of the same name.
     #[arg(long, value_name = "DIR")]
     pub scenarios: Option<PathBuf>,
+    /// The scenario a message no tck-* prefix selects runs (default: echo), e.g. tck-input-required
+    /// for an agent that always asks for more input.
+    #[arg(long, value_name = "NAME")]
+    pub default_scenario: Option<String>,
     /// Cache-Control max-age of the agent card, in seconds.
     #[arg(long, default_value_t = 300)]
     pub card_max_age: u64,
@@ -522,6 +614,8 @@ impl MockArgs {
             error_info_everywhere: self.error_info_everywhere,
             record_requests: false,
             sleep_percent: defaults.sleep_percent,
+            default_scenario: self.default_scenario.clone(),
+            cut_streams_after: None,
         })
     }
 }
@@ -588,6 +682,7 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
 pub async fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Check(args) => run_check(args).await,
+        Command::ClientCheck(args) => run_client_check(args).await,
         Command::Faults { command: FaultsCommand::List } => mock::list_faults(),
         Command::Selftest(args) => {
             let opts = selftest::SelftestOptions {

@@ -582,7 +582,7 @@ async fn signal_of(mut signal: tokio::sync::watch::Receiver<Option<String>>) -> 
 
 /// Resolves at the first SIGINT or SIGTERM, with what stopped the run; never, for a signal the
 /// process cannot listen to.
-async fn interrupted() -> String {
+pub(crate) async fn interrupted() -> String {
     let sigint = async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod card;
 pub mod check;
 pub mod client;
+pub mod client_check;
 pub mod coverage;
 pub mod mock;
 pub mod report;

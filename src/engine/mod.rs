@@ -13,6 +13,7 @@ pub mod guard;
 pub mod ids;
 pub mod liveness;
 pub mod non_blocking;
+pub mod observe;
 pub mod probes;
 pub mod reach;
 pub mod request;

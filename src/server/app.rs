@@ -26,7 +26,9 @@ pub struct App {
     /// Message ids already used (only consulted with `single_use_message_ids`).
     pub message_ids: MessageIds,
     /// Requests received (only filled with `record_requests`).
-    pub recorder: Recorder,
+    pub recorder: Arc<Recorder>,
+    /// Tasks whose first stream was cut (`cut_streams_after`): each is cut once.
+    pub cut_tasks: std::sync::Mutex<std::collections::HashSet<String>>,
     /// The faults the mock commits in its own behaviour (not in the middleware).
     pub faults: faults::ActiveFaults,
 }
@@ -52,6 +54,9 @@ impl App {
             scenarios.add_dir(dir)?;
         }
         scenarios.scale_sleeps(config.sleep_percent);
+        if let Some(name) = &config.default_scenario {
+            scenarios.set_default(name)?;
+        }
         let active = faults::ActiveFaults(config.faults.clone());
         // The agent builds its cards (a card fault is a defect of that), then signs what it
         // serves: the signature covers the card as served. Edits after signing are the layer's.
@@ -87,7 +92,8 @@ impl App {
             store,
             push,
             message_ids,
-            recorder: Recorder::default(),
+            recorder: Arc::new(Recorder::default()),
+            cut_tasks: std::sync::Mutex::default(),
             faults: active,
             config,
         })

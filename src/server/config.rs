@@ -123,6 +123,11 @@ pub struct MockConfig {
     /// mock that only the kit talks to can shorten them: its checks need a task to stay running
     /// for a few round trips, not for seconds.
     pub sleep_percent: u32,
+    /// The scenario a message no prefix selects runs (`echo` when `None`).
+    pub default_scenario: Option<String>,
+    /// Cut the first stream of each task after this many events, as a dropped connection would
+    /// (the `drop-stream` client scenario); the task runs on, and the cut is recorded.
+    pub cut_streams_after: Option<usize>,
 }
 
 impl MockConfig {
@@ -183,6 +188,8 @@ impl Default for MockConfig {
             error_info_everywhere: false,
             record_requests: false,
             sleep_percent: 100,
+            default_scenario: None,
+            cut_streams_after: None,
         }
     }
 }

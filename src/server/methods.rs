@@ -269,9 +269,34 @@ pub async fn send_streaming_message(app: &App, ctx: &CallContext, params: Params
             let snapshot = snapshot.expect("asked for");
             let first = StreamResponse::Task(view(&snapshot, hl, true));
             let opts = StreamOptions::new(&app.config, CloseAt::TerminalOrInterrupted);
-            Ok(Outcome::Stream(stream::follow(ctx.id.clone(), Some((seq, first)), sub, slot, opts)))
+            let cut = first_stream_cut(app, &snapshot.id, &req);
+            Ok(Outcome::Stream(stream::follow(ctx.id.clone(), Some((seq, first)), sub, slot, opts, cut)))
         }
     }
+}
+
+/// The cut of a task's first stream, under `cut_streams_after`; every later stream of the task
+/// runs whole. The cut is recorded with the task, the last event id sent and the message's parts,
+/// so that `client-check` can tell a resubscription from the message sent again.
+fn first_stream_cut(app: &App, task: &str, req: &SendMessageRequest) -> Option<stream::Cut> {
+    let after = app.config.cut_streams_after?;
+    if !app.cut_tasks.lock().unwrap_or_else(|p| p.into_inner()).insert(task.to_owned()) {
+        return None;
+    }
+    let recorder = app.recorder.clone();
+    let task = task.to_owned();
+    let parts = serde_json::to_value(&req.message.parts).unwrap_or_default();
+    Some(stream::Cut {
+        after: after.max(1),
+        note: Box::new(move |seq| {
+            recorder.incident(serde_json::json!({
+                "kind": "stream_cut",
+                "task": task,
+                "after_event_id": seq.to_string(),
+                "message": {"parts": parts},
+            }))
+        }),
+    })
 }
 
 /// GetTask (§3.1.3).
@@ -462,11 +487,11 @@ pub fn subscribe_to_task(app: &App, ctx: &CallContext, params: Value) -> Result<
     let slot = open_stream_slot(app, &handle)?;
     let out = match (resume, replay) {
         // Replay what came after the client's last event; no snapshot, the client has the state.
-        (Some((after, _)), Some(_)) => stream::follow(id, None, handle.subscribe_after(Some(after)), slot, opts),
+        (Some((after, _)), Some(_)) => stream::follow(id, None, handle.subscribe_after(Some(after)), slot, opts, None),
         // First subscription, or the events to replay were evicted: start from a fresh snapshot.
         _ => {
             let first = Some((seq, StreamResponse::Task(snapshot)));
-            stream::follow(id, first, handle.subscribe_after(Some(seq)), slot, opts)
+            stream::follow(id, first, handle.subscribe_after(Some(seq)), slot, opts, None)
         }
     };
     Ok(Outcome::Stream(out))

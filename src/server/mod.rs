@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod card;
+pub mod client_scenarios;
 pub mod config;
 pub mod dedup;
 pub mod faults;
@@ -22,7 +23,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{OriginalUri, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -38,10 +39,7 @@ pub use record::RecordedRequest;
 
 use card::{RPC_PATH, WELL_KNOWN_PATH};
 
-async fn serve_card(State(app): State<Arc<App>>, OriginalUri(uri): OriginalUri, headers: HeaderMap) -> Response {
-    if app.config.record_requests {
-        app.recorder.record(uri.path(), &headers, b"");
-    }
+async fn serve_card(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     let doc = &app.card;
     let inm = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
     let not_modified = match inm {
@@ -78,6 +76,7 @@ async fn serve_card(State(app): State<Arc<App>>, OriginalUri(uri): OriginalUri, 
 pub fn router(app: Arc<App>) -> Router {
     let active = Arc::new(faults::layer::FaultLayer::new(faults::ActiveFaults(app.config.faults.clone())));
     let prefix = app.config.normalized_prefix().unwrap_or_default();
+    let recording = app.config.record_requests.then(|| app.clone());
     let mut routes = Router::new()
         .route(WELL_KNOWN_PATH, get(serve_card))
         .route(RPC_PATH, post(rpc::endpoint))
@@ -87,10 +86,14 @@ pub fn router(app: Arc<App>) -> Router {
         routes = Router::new().nest(&prefix, routes);
     }
     // A faithful mock pays nothing for the fault machinery.
-    if active.is_empty() {
-        routes
-    } else {
-        routes.layer(axum::middleware::from_fn_with_state(active, faults::layer::commit))
+    if !active.is_empty() {
+        routes = routes.layer(axum::middleware::from_fn_with_state(active, faults::layer::commit));
+    }
+    // Outermost, so that what is recorded is what the client sent, before a fault rewrites it,
+    // and every request is, whatever its path (a 404 included).
+    match recording {
+        Some(app) => routes.layer(axum::middleware::from_fn_with_state(app, record::capture)),
+        None => routes,
     }
 }
 

@@ -1,9 +1,15 @@
-//! The requests a mock received, as a test asserts on them: method, headers with secrets redacted,
-//! body. Bounded: at most [`MAX_RECORDS`] requests, bodies cut at [`MAX_BODY_CHARS`].
+//! The requests a mock received, as a test asserts on them and `client-check` grades them: method,
+//! path and query, headers with secrets redacted, body, when it came, and what the mock answered.
+//! Bounded: at most [`MAX_RECORDS`] requests, bodies cut at [`MAX_BODY_CHARS`].
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
-use axum::http::HeaderMap;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 /// Most requests a recorder keeps; later ones are counted but not kept.
@@ -22,11 +28,12 @@ pub const REDACTED: &str = "[REDACTED]";
 ///     path: "/rpc".into(),
 ///     headers: vec![("authorization".into(), "[REDACTED]".into())],
 ///     body: serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage"}),
+///     ..RecordedRequest::default()
 /// };
 /// assert_eq!(r.header("Authorization"), Some("[REDACTED]"));
 /// assert_eq!(r.params(), None);
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RecordedRequest {
     /// The JSON-RPC method (`SendMessage`), `GET` for a card request, or `?` when the body named
     /// none.
@@ -38,6 +45,23 @@ pub struct RecordedRequest {
     /// The body as JSON (push config secrets [`REDACTED`]), or as a JSON string when it was not JSON,
     /// or null when empty.
     pub body: Value,
+    /// The HTTP method (`POST`; `GET` for a card fetch).
+    pub http_method: String,
+    /// The query string, without `?`, when there was one.
+    pub query: Option<String>,
+    /// Milliseconds from the recorder's start to the request's arrival.
+    pub at_ms: u64,
+    /// What the mock answered, when the request went through the recording layer.
+    pub answer: Option<RecordedAnswer>,
+}
+
+/// What the mock answered one request: the status, the content type and, for a JSON answer, the
+/// body (secrets redacted; null for an event stream, whose events are not kept).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RecordedAnswer {
+    pub status: u16,
+    pub content_type: String,
+    pub body: Value,
 }
 
 impl RecordedRequest {
@@ -45,7 +69,8 @@ impl RecordedRequest {
     ///
     /// ```
     /// # let r = a2a_conform::server::RecordedRequest { method: "GET".into(), path: "/".into(),
-    /// #     headers: vec![("a2a-version".into(), "1.0".into())], body: serde_json::Value::Null };
+    /// #     headers: vec![("a2a-version".into(), "1.0".into())], body: serde_json::Value::Null,
+/// #     ..Default::default() };
     /// assert_eq!(r.header("A2A-Version"), Some("1.0"));
     /// assert_eq!(r.header("X-Missing"), None);
     /// ```
@@ -57,7 +82,8 @@ impl RecordedRequest {
     ///
     /// ```
     /// # let r = a2a_conform::server::RecordedRequest { method: "GetTask".into(), path: "/rpc".into(),
-    /// #     headers: vec![], body: serde_json::json!({"method": "GetTask", "params": {"id": "t-1"}}) };
+    /// #     headers: vec![], body: serde_json::json!({"method": "GetTask", "params": {"id": "t-1"}}),
+/// #     ..Default::default() };
     /// assert_eq!(r.params().unwrap()["id"], "t-1");
     /// ```
     pub fn params(&self) -> Option<&Value> {
@@ -68,7 +94,7 @@ impl RecordedRequest {
     ///
     /// ```
     /// # let r = a2a_conform::server::RecordedRequest { method: "GetTask".into(), path: "/rpc".into(),
-    /// #     headers: vec![], body: serde_json::json!({"id": 1}) };
+    /// #     headers: vec![], body: serde_json::json!({"id": 1}), ..Default::default() };
     /// assert_eq!(r.summary(), r#"GetTask /rpc {"id":1}"#);
     /// ```
     pub fn summary(&self) -> String {
@@ -115,15 +141,23 @@ fn redact_body(v: &mut Value) {
 /// rec.record("/rpc", &axum::http::HeaderMap::new(), br#"{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{}}"#);
 /// assert_eq!(rec.requests()[0].method, "ListTasks");
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Recorder {
     inner: Mutex<Records>,
+    started: Instant,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Recorder { inner: Mutex::default(), started: Instant::now() }
+    }
 }
 
 #[derive(Debug, Default)]
 struct Records {
     kept: Vec<RecordedRequest>,
     dropped: usize,
+    incidents: Vec<Value>,
 }
 
 impl Recorder {
@@ -139,6 +173,12 @@ impl Recorder {
     /// assert_eq!(methods, ["GET", "?"]);
     /// ```
     pub fn record(&self, path: &str, headers: &HeaderMap, body: &[u8]) {
+        let http_method = if body.is_empty() { "GET" } else { "POST" };
+        self.keep(self.request(http_method, path, None, headers, body));
+    }
+
+    /// The record of one request, not yet kept.
+    fn request(&self, http_method: &str, path: &str, query: Option<&str>, headers: &HeaderMap, body: &[u8]) -> RecordedRequest {
         let mut parsed = if body.is_empty() {
             Value::Null
         } else {
@@ -162,11 +202,54 @@ impl Recorder {
                 (n.as_str().to_owned(), value)
             })
             .collect();
+        RecordedRequest {
+            method,
+            path: path.to_owned(),
+            headers,
+            body: parsed,
+            http_method: http_method.to_owned(),
+            query: query.map(str::to_owned),
+            at_ms: self.started.elapsed().as_millis() as u64,
+            answer: None,
+        }
+    }
+
+    /// Keeps `r`; its index, to attach the answer to, unless the recorder is full.
+    fn keep(&self, r: RecordedRequest) -> Option<usize> {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         if g.kept.len() < MAX_RECORDS {
-            g.kept.push(RecordedRequest { method, path: path.to_owned(), headers, body: parsed });
+            g.kept.push(r);
+            Some(g.kept.len() - 1)
         } else {
             g.dropped += 1;
+            None
+        }
+    }
+
+    /// Notes something the mock did to provoke the client (a stream it cut), with `at_ms` and the
+    /// `seq` of the last request recorded before it. Bounded like the requests.
+    pub fn incident(&self, mut what: Value) {
+        let at_ms = self.started.elapsed().as_millis() as u64;
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if g.incidents.len() >= MAX_RECORDS {
+            return;
+        }
+        if let Some(map) = what.as_object_mut() {
+            map.insert("at_ms".into(), at_ms.into());
+            map.insert("seq".into(), (g.kept.len() as u64).saturating_sub(1).into());
+        }
+        g.incidents.push(what);
+    }
+
+    /// Every incident noted so far, in order.
+    pub fn incidents(&self) -> Vec<Value> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner()).incidents.clone()
+    }
+
+    fn answered(&self, index: usize, answer: RecordedAnswer) {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(r) = g.kept.get_mut(index) {
+            r.answer = Some(answer);
         }
     }
 
@@ -189,6 +272,61 @@ impl Recorder {
     pub fn dropped(&self) -> usize {
         self.inner.lock().unwrap_or_else(|p| p.into_inner()).dropped
     }
+}
+
+/// Longest JSON answer kept whole; a longer one is kept as its status and content type.
+const MAX_ANSWER_BYTES: usize = 1 << 20;
+
+/// The recording layer: every request that reaches the mock, whatever its path or method, with
+/// what the mock answered. Bodies are read up to the mock's own request bound; a longer one is
+/// refused here as the JSON-RPC endpoint would refuse it.
+pub async fn capture(State(app): State<Arc<super::App>>, req: Request, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    let limit = app.config.limits.max_request_bytes;
+    let bytes = match axum::body::to_bytes(body, limit).await {
+        Ok(b) => b,
+        Err(_) => {
+            let path = parts.uri.path();
+            let note = format!("<a body longer than the mock's {limit}-byte bound>");
+            let i = app.recorder.keep(app.recorder.request(
+                parts.method.as_str(),
+                path,
+                parts.uri.query(),
+                &parts.headers,
+                note.as_bytes(),
+            ));
+            let r = (StatusCode::PAYLOAD_TOO_LARGE, "request body too large").into_response();
+            if let Some(i) = i {
+                app.recorder.answered(i, RecordedAnswer { status: 413, content_type: "text/plain".into(), body: Value::Null });
+            }
+            return r;
+        }
+    };
+    let index = app.recorder.keep(app.recorder.request(
+        parts.method.as_str(),
+        parts.uri.path(),
+        parts.uri.query(),
+        &parts.headers,
+        &bytes,
+    ));
+    let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    let Some(index) = index else { return response };
+    let status = response.status().as_u16();
+    let content_type =
+        response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    if !content_type.starts_with("application/json") {
+        app.recorder.answered(index, RecordedAnswer { status, content_type, body: Value::Null });
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_ANSWER_BYTES).await else {
+        app.recorder.answered(index, RecordedAnswer { status, content_type, body: Value::Null });
+        return (StatusCode::INTERNAL_SERVER_ERROR, "the mock's answer exceeded the recorder's bound").into_response();
+    };
+    let mut parsed = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    redact_body(&mut parsed);
+    app.recorder.answered(index, RecordedAnswer { status, content_type, body: parsed });
+    Response::from_parts(parts, Body::from(bytes))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::body::Body;
-use axum::extract::{OriginalUri, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -287,7 +287,6 @@ async fn read_bounded(body: Body, limit: usize) -> Option<bytes::Bytes> {
 
 pub async fn endpoint(
     State(app): State<Arc<App>>,
-    OriginalUri(original): OriginalUri,
     headers: HeaderMap,
     uri: Uri,
     body: Body,
@@ -317,9 +316,6 @@ pub async fn endpoint(
             return error_response(&app, None, &e);
         }
     };
-    if app.config.record_requests {
-        app.recorder.record(original.path(), &headers, &bytes);
-    }
     if json_depth_exceeds(&bytes, limits.max_json_depth) {
         let e = RpcError::new(
             ErrorCode::InvalidRequest,

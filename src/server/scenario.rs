@@ -214,11 +214,13 @@ impl TemplateVars<'_> {
 #[derive(Debug, Clone)]
 pub struct ScenarioBook {
     by_name: BTreeMap<String, Arc<Scenario>>,
+    /// What a message no prefix selects runs ([`DEFAULT_SCENARIO`] unless set).
+    default: String,
 }
 
 impl ScenarioBook {
     pub fn builtin() -> Result<Self, ScenarioError> {
-        let mut book = ScenarioBook { by_name: BTreeMap::new() };
+        let mut book = ScenarioBook { by_name: BTreeMap::new(), default: DEFAULT_SCENARIO.to_owned() };
         for (file, text) in BUILTIN {
             book.add_text(file, text)?;
         }
@@ -308,7 +310,20 @@ impl ScenarioBook {
     }
 
     pub fn default_scenario(&self) -> Arc<Scenario> {
-        self.by_name[DEFAULT_SCENARIO].clone()
+        self.by_name[&self.default].clone()
+    }
+
+    /// Makes `name` what a message no prefix selects runs (a client scenario's agent that always
+    /// asks for input, say).
+    pub fn set_default(&mut self, name: &str) -> Result<(), ScenarioError> {
+        if !self.by_name.contains_key(name) {
+            return Err(ScenarioError::Invalid {
+                file: "--default-scenario".into(),
+                reason: format!("no scenario is named {name:?}"),
+            });
+        }
+        self.default = name.to_owned();
+        Ok(())
     }
 
     /// Makes every `sleep` step, continuations included, last `percent` % of its scripted length.

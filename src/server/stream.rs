@@ -99,6 +99,13 @@ pub fn fixed(id: RequestId, events: Vec<(u64, StreamResponse)>, opts: StreamOpti
     sse_response(Body::from(body))
 }
 
+/// Ends a stream after `after` events as if its connection dropped, and says so once (the
+/// `drop-stream` client scenario): `note` gets the sequence number of the last event sent.
+pub struct Cut {
+    pub after: usize,
+    pub note: Box<dyn FnOnce(u64) + Send>,
+}
+
 /// A stream starting with `first` (a snapshot labelled with the sequence number it reflects, or
 /// `None` when resuming) followed by the subscription's events until one that `opts.close` names.
 /// `slot` is held for the life of the stream, so the task's stream count drops when it ends.
@@ -108,12 +115,17 @@ pub fn follow(
     sub: Subscription,
     slot: StreamSlot,
     opts: StreamOptions,
+    cut: Option<Cut>,
 ) -> Response {
     let deadline = Instant::now() + opts.max_life;
-    let (head, state) = match first.map(|(seq, ev)| opts.frame(&id, seq, &ev)) {
-        None => (None, State::Open(id, sub, slot)),
-        Some(Ok(b)) => (Some(b), State::Open(id, sub, slot)),
-        Some(Err(e)) => (Some(e), State::Done),
+    let mut cut = cut.map(|c| Cutting { left: c.after, note: Some(c.note) });
+    let (head, state) = match first.map(|(seq, ev)| (seq, opts.frame(&id, seq, &ev))) {
+        None => (None, State::Open(id, sub, slot, cut)),
+        Some((seq, Ok(b))) => match cut.as_mut().map(|c| c.sent(seq)) {
+            Some(true) => (Some(b), State::Done),
+            _ => (Some(b), State::Open(id, sub, slot, cut)),
+        },
+        Some((_, Err(e))) => (Some(e), State::Done),
     };
     let tail = events(state, opts, deadline);
     let body = stream::iter(head.map(Ok::<_, std::convert::Infallible>)).chain(tail.map(Ok));
@@ -121,20 +133,39 @@ pub fn follow(
 }
 
 enum State {
-    Open(RequestId, Subscription, StreamSlot),
+    Open(RequestId, Subscription, StreamSlot, Option<Cutting>),
     Done,
+}
+
+struct Cutting {
+    left: usize,
+    note: Option<Box<dyn FnOnce(u64) + Send>>,
+}
+
+impl Cutting {
+    /// Counts one event sent; true when the stream is to be cut after it.
+    fn sent(&mut self, seq: u64) -> bool {
+        self.left = self.left.saturating_sub(1);
+        if self.left > 0 {
+            return false;
+        }
+        if let Some(note) = self.note.take() {
+            note(seq);
+        }
+        true
+    }
 }
 
 fn events(state: State, opts: StreamOptions, deadline: Instant) -> impl Stream<Item = Bytes> {
     stream::unfold(state, move |state| async move {
-        let State::Open(id, mut sub, slot) = state else { return None };
+        let State::Open(id, mut sub, slot, mut cut) = state else { return None };
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return None;
         }
         match tokio::time::timeout(KEEP_ALIVE.min(left), sub.next_batch()).await {
             Err(_) if left <= KEEP_ALIVE => None,
-            Err(_) => Some((Bytes::from(encode_comment("keep-alive")), State::Open(id, sub, slot))),
+            Err(_) => Some((Bytes::from(encode_comment("keep-alive")), State::Open(id, sub, slot, cut))),
             Ok(Err(Lagged { oldest_retained })) => {
                 let err = RpcError::new(
                     ErrorCode::Internal,
@@ -160,12 +191,13 @@ fn events(state: State, opts: StreamOptions, deadline: Instant) -> impl Stream<I
                         CloseAt::TerminalOrInterrupted => ev.closes_stream,
                         CloseAt::Terminal => ev.is_terminal(),
                     };
-                    if ends {
+                    // A stream that ends here anyway is not cut: the client saw it end.
+                    if ends || cut.as_mut().is_some_and(|c| c.sent(ev.seq)) {
                         closes = true;
                         break;
                     }
                 }
-                let next = if closes { State::Done } else { State::Open(id, sub, slot) };
+                let next = if closes { State::Done } else { State::Open(id, sub, slot, cut) };
                 Some((Bytes::from(out), next))
             }
         }

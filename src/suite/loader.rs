@@ -16,6 +16,9 @@ use super::model::Document;
 /// Suite files compiled into the binary.
 const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_suites.rs"));
 
+/// Client suite files (`suites/client/`), graded by `client-check` on what the mock recorded.
+const CLIENT_BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_client_suites.rs"));
+
 /// The checks the engine decides itself (WIRE-SCHEMA, the 0.3 peer detection): part of every run,
 /// also with `--no-builtin`.
 const KIT: (&str, &str) = ("kit.json", include_str!("../../suites/kit.json"));
@@ -117,6 +120,11 @@ fn embedded((name, text): (&str, &str)) -> Result<LoadedSuite, LoadError> {
 /// The built-in suites, in file-name order.
 pub fn builtin() -> Result<Vec<LoadedSuite>, LoadError> {
     BUILTIN.iter().map(|f| embedded(*f)).collect()
+}
+
+/// The built-in client suites, in file-name order.
+pub fn client_builtin() -> Result<Vec<LoadedSuite>, LoadError> {
+    CLIENT_BUILTIN.iter().map(|f| embedded(*f)).collect()
 }
 
 pub fn kit() -> Result<LoadedSuite, LoadError> {

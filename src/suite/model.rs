@@ -114,6 +114,41 @@ pub struct Test {
     /// Assertions after all steps.
     #[serde(default)]
     pub assertions: Vec<NamedAssertion>,
+    /// ext, client checks: what the mock recorded of the client, graded instead of steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observe: Option<Observe>,
+    /// ext, client checks: the `client-check --scenario` names the check needs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires_scenarios: Vec<String>,
+}
+
+/// ext: how a client check reads the recording (`engine::observe`): requests selected by an
+/// assertion, then one of the ways of grading them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Observe {
+    /// An ACTS assertion a recorded request must satisfy to be graded (absent: every JSON-RPC call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select: Option<Value>,
+    /// What the skip says when nothing was selected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select_reason: Option<String>,
+    /// Every selected request satisfies it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub each: Option<Value>,
+    /// At least one selected request satisfies it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub some: Option<Value>,
+    /// A pointer whose values differ between selected requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unique: Option<String>,
+    /// Two requests equal at this pointer are one request sent again, not a reuse.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unique_unless_same: Option<String>,
+    /// A named observer for what data cannot say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Value>,
 }
 
 /// One check id or several, written as a string or a list.

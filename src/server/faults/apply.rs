@@ -68,6 +68,21 @@ fn rewrite_string(v: &mut Value, re: &regex::Regex, to: &str, key: Option<&str>,
     }
 }
 
+fn add_everywhere(v: &mut Value, key: &str, value: &Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if k != "metadata" && k != "data" {
+                    add_everywhere(x, key, value);
+                }
+            }
+            m.entry(key.to_owned()).or_insert_with(|| value.clone());
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| add_everywhere(x, key, value)),
+        _ => {}
+    }
+}
+
 fn replace_string(v: &mut Value, from: &str, to: &Value) {
     match v {
         Value::String(s) if s == from => *v = to.clone(),
@@ -151,6 +166,7 @@ fn value_mutation(m: &Mutation, root: &mut Value) {
             }
         }
         Mutation::ReplaceString { from, to, .. } => replace_string(root, from, to),
+        Mutation::AddEverywhere { key, value, .. } => add_everywhere(root, key, value),
         Mutation::RewriteString { pattern, to, key, .. } => {
             if let Ok(re) = regex::Regex::new(pattern) {
                 rewrite_string(root, &re, to, key.as_deref(), false);
@@ -167,6 +183,7 @@ fn value_target(m: &Mutation) -> Option<(Target, &[String])> {
         | Mutation::Set { target, methods, .. }
         | Mutation::Copy { target, methods, .. }
         | Mutation::ReplaceString { target, methods, .. }
+        | Mutation::AddEverywhere { target, methods, .. }
         | Mutation::RewriteString { target, methods, .. } => Some((*target, methods)),
         _ => None,
     }

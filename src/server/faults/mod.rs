@@ -103,6 +103,17 @@ pub enum Mutation {
         #[serde(default)]
         methods: Vec<String>,
     },
+    /// Adds the member `key` to every object of the target that lacks it, except inside the
+    /// free-form `metadata` and `data` values: an agent of a later protocol version, whose unknown
+    /// members a client ignores (§5.7).
+    AddEverywhere {
+        key: String,
+        value: Value,
+        #[serde(default)]
+        target: Target,
+        #[serde(default)]
+        methods: Vec<String>,
+    },
     /// Replaces every string value equal to `from`.
     ReplaceString {
         from: String,
