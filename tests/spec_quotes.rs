@@ -1,4 +1,4 @@
-//! Every verdict stands on the spec's own words. For every built-in check: each quote of its
+//! Every verdict stands on the spec's own words. For every built-in check (server, kit and client): each quote of its
 //! `requirement` stands verbatim in the text it names (`fixtures/spec/`: the A2A 1.0 specification
 //! and proto, JSON-RPC 2.0; whitespace and markdown emphasis may differ, words may not), in the
 //! section it names, and the check's level is the keyword of what it quotes: a `must` check quotes a
@@ -24,6 +24,13 @@ fn builtin_tests() -> Vec<(String, String, Test)> {
         .collect();
     files.sort();
     files.push(root.join("kit.json"));
+    let mut client: Vec<PathBuf> = std::fs::read_dir(root.join("client"))
+        .expect("suites/client")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    client.sort();
+    files.extend(client);
     let mut out = Vec::new();
     for p in files {
         let doc: Document = serde_json::from_str(&std::fs::read_to_string(&p).expect("readable"))

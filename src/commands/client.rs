@@ -274,7 +274,7 @@ pub async fn run_with_output(
         if let ClientCommand::Subscribe { last_event_id: Some(last), .. } = &cmd {
             req = req.header("Last-Event-ID", last.as_str());
         }
-        run_stream(&client, req, out, err, &r).await
+        run_stream(&client, req, (&iface.1, iface.0.as_deref().unwrap_or("")), out, err, &r).await
     } else {
         let req = rpc_request(&iface.1, &id, method, Some(params));
         match client.send(req).await {
@@ -345,46 +345,98 @@ fn print_response(
 async fn run_stream(
     client: &HttpClient,
     req: HttpRequest,
+    (rpc_url, tenant): (&str, &str),
     out: &mut (dyn Write + Send),
     err: &mut (dyn Write + Send),
     r: &Redactor,
 ) -> anyhow::Result<i32> {
-    let x = match client.send_streaming(req).await {
-        Ok(x) => x,
-        Err(e) => {
-            writeln!(err, "error: {e}")?;
-            return Ok(2);
-        }
-    };
-    if !x.is_sse() {
-        return print_response(x.status, x.as_exchange().json(), out, err, r);
-    }
+    let mut req = req;
     let mut code = 0;
-    for ev in &x.events {
-        match serde_json::from_str::<Value>(&ev.data) {
-            Ok(v) => {
-                print_json(out, &r.redact_value(&v), false)?;
-                match rpc_outcome(&v) {
-                    RpcOutcome::Result(_) => {}
-                    RpcOutcome::Error { .. } => code = code.max(1),
-                    RpcOutcome::Malformed(m) => {
-                        writeln!(err, "warning: malformed JSON-RPC event: {m}")?;
-                        code = 2;
+    let mut resumes = 0;
+    loop {
+        let x = match client.send_streaming(req).await {
+            Ok(x) => x,
+            Err(e) => {
+                writeln!(err, "error: {e}")?;
+                return Ok(2);
+            }
+        };
+        if !x.is_sse() {
+            return print_response(x.status, x.as_exchange().json(), out, err, r);
+        }
+        let mut seen = Seen::default();
+        for ev in &x.events {
+            if ev.id.is_some() {
+                seen.last_id = ev.id.clone();
+            }
+            match serde_json::from_str::<Value>(&ev.data) {
+                Ok(v) => {
+                    print_json(out, &r.redact_value(&v), false)?;
+                    match rpc_outcome(&v) {
+                        RpcOutcome::Result(result) => seen.saw(&result),
+                        RpcOutcome::Error { .. } => code = code.max(1),
+                        RpcOutcome::Malformed(m) => {
+                            writeln!(err, "warning: malformed JSON-RPC event: {m}")?;
+                            code = 2;
+                        }
                     }
                 }
-            }
-            Err(e) => {
-                print_json(out, &Value::from(r.redact(&ev.data)), false)?;
-                writeln!(err, "warning: event data is not JSON: {e}")?;
-                code = 2;
+                Err(e) => {
+                    print_json(out, &Value::from(r.redact(&ev.data)), false)?;
+                    writeln!(err, "warning: event data is not JSON: {e}")?;
+                    code = 2;
+                }
             }
         }
+        if let Err(e) = &x.end {
+            writeln!(err, "error: stream ended abnormally: {e}")?;
+            return Ok(2);
+        }
+        // A stream that closed while its task still works was dropped on the way: the task runs
+        // on, and SubscribeToTask (from the last event id, when the agent gave ids) picks it up
+        // rather than a second send starting the work again.
+        let (Some(task), Some(state)) = (&seen.task, &seen.state) else { return Ok(code) };
+        if !matches!(state.as_str(), "TASK_STATE_SUBMITTED" | "TASK_STATE_WORKING") || resumes >= MAX_RESUMES {
+            return Ok(code);
+        }
+        resumes += 1;
+        let after = seen.last_id.as_deref().map(|id| format!(" after event {id}")).unwrap_or_default();
+        writeln!(err, "note: the stream closed while task {task} was {state}; subscribing to it again{after}")?;
+        let params = with_tenant(json!({ "id": task }), tenant);
+        req = rpc_stream_request(rpc_url, &new_id(), "SubscribeToTask", Some(params));
+        if let Some(id) = &seen.last_id {
+            req = req.header("Last-Event-ID", id.as_str());
+        }
     }
-    if let Err(e) = &x.end {
-        writeln!(err, "error: stream ended abnormally: {e}")?;
-        code = 2;
+}
+
+/// How many times `client stream` subscribes again to a task whose stream closed while it worked.
+const MAX_RESUMES: usize = 3;
+
+/// What a stream said of its task: its id, the last state it reported, the last SSE id.
+#[derive(Debug, Default)]
+struct Seen {
+    task: Option<String>,
+    state: Option<String>,
+    last_id: Option<String>,
+}
+
+impl Seen {
+    fn saw(&mut self, result: &Value) {
+        let (task, state) = if let Some(t) = result.get("task") {
+            (t.get("id"), t.pointer("/status/state"))
+        } else if let Some(u) = result.get("statusUpdate") {
+            (u.get("taskId"), u.pointer("/status/state"))
+        } else {
+            (result.pointer("/artifactUpdate/taskId"), None)
+        };
+        if let Some(t) = task.and_then(Value::as_str) {
+            self.task = Some(t.to_owned());
+        }
+        if let Some(s) = state.and_then(Value::as_str) {
+            self.state = Some(s.to_owned());
+        }
     }
-    Ok(code)
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! (`suites/client/`) and reports through the same sinks, baselines and exit codes as `check`.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -20,7 +21,7 @@ use crate::report::json::now_rfc3339;
 use crate::report::lines::JsonLines;
 use crate::report::terminal::TerminalSink;
 use crate::report::{
-    CheckResult, Collector, Outcome, RunEvent, RunInfo, Sink, SkipReason, SuiteSource, TargetInfo, Verdict,
+    CheckResult, Collector, Outcome, Report, RunEvent, RunInfo, Sink, SkipReason, SuiteSource, TargetInfo, Verdict,
 };
 use crate::server::client_scenarios::ClientScenario;
 use crate::server::record::RecordedRequest;
@@ -141,40 +142,68 @@ pub fn mock_config(opts: &ClientCheckOptions, chosen: &[ClientScenario]) -> anyh
 
 /// Starts the mock, lets the client talk to it, grades what it sent. The verdict's exit status.
 pub async fn run(opts: &ClientCheckOptions, output: &Output, sink: &mut (dyn Sink + Send)) -> anyhow::Result<i32> {
+    let report = session(opts, sink, |url, card_url| async move {
+        if opts.command.is_empty() {
+            println!("listening on {url}");
+            println!("agent card: {card_url}");
+            if !output.quiet {
+                eprintln!("grading every client that connects for {} s (Ctrl-C ends sooner)", opts.duration.as_secs());
+            }
+            let why = tokio::select! {
+                _ = tokio::time::sleep(opts.duration) => format!("listened for {} s", opts.duration.as_secs()),
+                why = interrupted() => format!("{why}: the clients seen so far are graded"),
+            };
+            return Ok((None, vec![why]));
+        }
+        let end = run_client(&opts.command, &url, &card_url, opts.timeout, output).await?;
+        std::fs::create_dir_all(&output.dir).ok();
+        std::fs::write(output.dir.join("client.log"), &end.log).ok();
+        let notes = vec![format!("command: {}", shown(&opts.command, &url)), end.summary()];
+        Ok((Some(end.end), notes))
+    })
+    .await?;
+    Ok(report.verdict.exit_code)
+}
+
+/// Grades a client written in Rust: `drive` gets the mock's base URL and talks to it; the report
+/// says what the client checks made of it. For tests of clients, the kit's own among them.
+pub async fn check_in_process<F, Fut>(opts: &ClientCheckOptions, drive: F) -> anyhow::Result<Report>
+where
+    F: FnOnce(String) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let mut quiet = Collector::new();
+    session(opts, &mut quiet, |url, _| async move {
+        drive(url).await;
+        Ok((None, vec!["a client in the kit's own process".to_owned()]))
+    })
+    .await
+}
+
+/// One graded session: the mock up, `drive` run against it, the recording graded and every event
+/// told to `sink`; the report a collector built from the same events.
+async fn session<F, Fut>(opts: &ClientCheckOptions, sink: &mut (dyn Sink + Send), drive: F) -> anyhow::Result<Report>
+where
+    F: FnOnce(String, String) -> Fut,
+    Fut: Future<Output = anyhow::Result<(Option<CommandEnd>, Vec<String>)>>,
+{
     let started = Instant::now();
     let started_at = now_rfc3339();
     let chosen = ClientScenario::pick(&opts.scenarios)?;
     let suites = loader::client_builtin()?;
     let server = MockServer::bind(mock_config(opts, &chosen)?, opts.bind).await?;
     let url = server.url().to_owned();
-    let (command, notes) = if opts.command.is_empty() {
-        println!("listening on {url}");
-        println!("agent card: {}", server.card_url());
-        if !output.quiet {
-            eprintln!("grading every client that connects for {} s (Ctrl-C ends sooner)", opts.duration.as_secs());
-        }
-        let why = tokio::select! {
-            _ = tokio::time::sleep(opts.duration) => format!("listened for {} s", opts.duration.as_secs()),
-            why = interrupted() => format!("{why}: the clients seen so far are graded"),
-        };
-        (None, vec![why])
-    } else {
-        let end = run_client(&opts.command, &url, &server.card_url(), opts.timeout, output).await?;
-        std::fs::create_dir_all(&output.dir).ok();
-        std::fs::write(output.dir.join("client.log"), &end.log).ok();
-        let mut notes = vec![format!("command: {}", shown(&opts.command, &url))];
-        notes.push(end.summary());
-        (Some(end), notes)
-    };
+    let driven = drive(url.clone(), server.card_url()).await;
     let requests = server.app().recorder.requests();
     let incidents = server.app().recorder.incidents();
     let card = server.app().card.card.clone();
     server.shutdown().await;
+    let (command, notes) = driven?;
     let observation = Observation {
         requests: observed(&requests, &card),
         scenarios: opts.scenarios.clone(),
         incidents,
-        command: command.map(|c| c.end),
+        command,
     };
     let mut collector = Collector::new();
     {
@@ -185,8 +214,7 @@ pub async fn run(opts: &ClientCheckOptions, output: &Output, sink: &mut (dyn Sin
             None => emit(&mut both, info, &suites, &observation, opts, started),
         }
     }
-    let report = collector.into_report().expect("a finished run has a report");
-    Ok(report.verdict.exit_code)
+    Ok(collector.into_report().expect("a finished run has a report"))
 }
 
 /// Tells the sinks the run: started, each check graded, finished.
