@@ -1,0 +1,246 @@
+//! `client-check`: the kit's own reference client passes every client check under each scenario
+//! that exercises it; a deliberately bad client (0.3 method names, no version header, lowercase
+//! roles) fails exactly the checks it violates, each with its quote and the recorded request; the
+//! observers (resubscription, continuation, retry storms) tell a good client from a bad one; and
+//! the command's bounds hold (a client that hangs is stopped at --timeout and the report still
+//! comes).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use a2a_conform::commands::client_check::{ClientCheckOptions, check_in_process};
+use a2a_conform::report::{Outcome, Report};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_a2a-conform");
+
+/// Runs `client-check` on the real binary with `args`, then the command after `--`; the exit
+/// status and the report it wrote.
+fn client_check(dir: &Path, args: &[&str], command: &[&str]) -> (i32, Value) {
+    let out = Command::new(BIN)
+        .arg("client-check")
+        .args(["-q", "--no-color", "--out"])
+        .arg(dir)
+        .args(args)
+        .arg("--")
+        .args(command)
+        .output()
+        .expect("client-check runs");
+    let report = std::fs::read_to_string(dir.join("report.json"))
+        .unwrap_or_else(|e| panic!("no report ({e}); stderr: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap_or(-1), serde_json::from_str(&report).expect("report.json is JSON"))
+}
+
+fn outcomes(report: &Value) -> Vec<(String, String)> {
+    report["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| (r["id"].as_str().unwrap().to_owned(), r["outcome"].as_str().unwrap().to_owned()))
+        .collect()
+}
+
+fn not_passing(report: &Value) -> Vec<String> {
+    outcomes(report).into_iter().filter(|(_, o)| o != "pass" && o != "skip").map(|(id, o)| format!("{id} {o}")).collect()
+}
+
+fn outcome(report: &Value, id: &str) -> String {
+    outcomes(report).into_iter().find(|(i, _)| i == id).map(|(_, o)| o).unwrap_or_else(|| panic!("no {id}"))
+}
+
+#[test]
+fn the_reference_client_passes_every_client_check_under_each_scenario() {
+    let tmp = tempdir("reference");
+    let cases: &[(&[&str], &str)] = &[
+        (&[], "CLIENT-TENANT-001"),
+        (&["--scenario", "tenant"], "CLIENT-TENANT-001"),
+        (&["--scenario", "drop-stream"], "CLIENT-RESUB-001"),
+        (&["--scenario", "unknown-fields"], "CLIENT-UNKNOWN-001"),
+        (&["--scenario", "duplicate-event-ids"], "CLIENT-VERSION-001"),
+    ];
+    for (i, (scenario, exercised)) in cases.iter().enumerate() {
+        let dir = tmp.join(i.to_string());
+        let (code, report) = client_check(&dir, scenario, &[BIN, "client", "stream", "{url}", "hello"]);
+        assert_eq!(not_passing(&report), Vec::<String>::new(), "{scenario:?}");
+        assert_eq!(outcome(&report, exercised), "pass", "{scenario:?}");
+        assert_eq!(code, 0, "{scenario:?}");
+        assert_eq!(report["run"]["mode"], "client");
+        let log = std::fs::read_to_string(dir.join("client.log")).unwrap();
+        assert!(log.contains("TASK_STATE_COMPLETED"), "the client's output is kept: {log}");
+    }
+    // The issue's own acceptance command: a blocking send.
+    let (code, report) = client_check(&tmp.join("send"), &[], &[BIN, "client", "send", "{url}", "hello"]);
+    assert_eq!((code, not_passing(&report)), (0, Vec::new()));
+}
+
+/// 0.3 method names, no A2A-Version, lowercase roles, `kind` parts: what a 0.3 client sends.
+async fn bad_client(url: String) {
+    let http = reqwest::Client::new();
+    let _ = http.get(format!("{url}/.well-known/agent-card.json")).send().await;
+    for (i, method) in ["message/send", "message/stream"].iter().enumerate() {
+        let body = json!({
+            "jsonrpc": "2.0", "id": i, "method": method,
+            "params": {"message": {"messageId": format!("m-{i}"), "role": "user", "kind": "message",
+                                   "parts": [{"kind": "text", "text": "hello"}]}}
+        });
+        let _ = http.post(format!("{url}/rpc")).json(&body).send().await.map(|r| r.bytes());
+    }
+}
+
+fn result<'a>(report: &'a Report, id: &str) -> &'a a2a_conform::report::CheckResult {
+    report.results.iter().map(|r| &r.result).find(|r| r.id == id).unwrap_or_else(|| panic!("no {id}"))
+}
+
+fn failed(report: &Report) -> Vec<(String, Outcome)> {
+    report
+        .results
+        .iter()
+        .map(|r| &r.result)
+        .filter(|r| matches!(r.outcome, Outcome::Fail | Outcome::Warn | Outcome::Error) || r.failure.is_some())
+        .map(|r| (r.id.clone(), r.outcome))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_bad_client_fails_exactly_the_checks_it_violates_with_quote_and_request() {
+    let report = check_in_process(&ClientCheckOptions::new(Vec::new()), bad_client).await.unwrap();
+    assert_eq!(
+        failed(&report),
+        vec![
+            ("CLIENT-VERSION-001".to_owned(), Outcome::Fail),
+            ("CLIENT-METHOD-001".to_owned(), Outcome::Info),
+            ("CLIENT-ENUM-001".to_owned(), Outcome::Fail),
+        ]
+    );
+    let version = result(&report, "CLIENT-VERSION-001");
+    assert!(version.spec.quotes[0].text.starts_with("Clients MUST send the A2A-Version header"));
+    let ev = &version.evidence[0];
+    assert!(ev.url.ends_with("/rpc"), "{ev:?}");
+    assert!(ev.request_body.as_deref().unwrap().contains("message/send"), "{ev:?}");
+    assert!(ev.status.is_some(), "the mock's answer is part of the evidence: {ev:?}");
+    let role = result(&report, "CLIENT-ENUM-001").failure.as_ref().unwrap();
+    assert_eq!(role.actual.as_deref(), Some("\"user\""), "{role:?}");
+    assert!(role.message.contains("request #1 (message/send)"), "{role:?}");
+    // Without a header nothing is graded for its format: that is CLIENT-VERSION-001's finding.
+    assert_eq!(result(&report, "CLIENT-VERSION-002").outcome, Outcome::Skip);
+    assert_eq!(report.verdict.exit_code, 1);
+}
+
+/// A good 1.0 message, as the kit's reference client builds it.
+fn message(id: &str, text: &str, task: Option<&str>) -> Value {
+    let mut m = json!({"messageId": id, "role": "ROLE_USER", "parts": [{"text": text}]});
+    if let Some(t) = task {
+        m["taskId"] = json!(t);
+    }
+    m
+}
+
+async fn call(http: &reqwest::Client, url: &str, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let r = http.post(format!("{url}/rpc")).header("A2A-Version", "1.0").json(&body).send().await.unwrap();
+    r.json().await.unwrap_or(Value::Null)
+}
+
+fn scenario(name: &str) -> ClientCheckOptions {
+    ClientCheckOptions { scenarios: vec![name.to_owned()], ..ClientCheckOptions::new(Vec::new()) }
+}
+
+#[tokio::test]
+async fn a_follow_up_that_continues_the_waiting_task_passes_and_one_that_starts_anew_is_reported() {
+    let good = |url: String| async move {
+        let http = reqwest::Client::new();
+        let first = call(&http, &url, "SendMessage", json!({"message": message("m-1", "book a flight", None)})).await;
+        let task = first.pointer("/result/task/id").and_then(Value::as_str).unwrap().to_owned();
+        assert_eq!(first.pointer("/result/task/status/state").unwrap(), "TASK_STATE_INPUT_REQUIRED");
+        call(&http, &url, "SendMessage", json!({"message": message("m-2", "to Lisbon", Some(&task))})).await;
+    };
+    let report = check_in_process(&scenario("input-required"), good).await.unwrap();
+    assert_eq!(result(&report, "CLIENT-INPUT-001").outcome, Outcome::Pass);
+    assert_eq!(failed(&report), Vec::new());
+
+    let forgetful = |url: String| async move {
+        let http = reqwest::Client::new();
+        call(&http, &url, "SendMessage", json!({"message": message("m-1", "book a flight", None)})).await;
+        call(&http, &url, "SendMessage", json!({"message": message("m-2", "to Lisbon", None)})).await;
+    };
+    let report = check_in_process(&scenario("input-required"), forgetful).await.unwrap();
+    assert_eq!(failed(&report), vec![("CLIENT-INPUT-001".to_owned(), Outcome::Info)]);
+    assert!(result(&report, "CLIENT-INPUT-001").failure.as_ref().unwrap().message.contains("carries no taskId"));
+}
+
+#[tokio::test]
+async fn a_retry_storm_and_a_reused_message_id_are_reported_and_a_retry_is_not_a_reuse() {
+    let storm = |url: String| async move {
+        let http = reqwest::Client::new();
+        for _ in 0..5 {
+            call(&http, &url, "SendMessage", json!({"message": message("m-1", "hello", None)})).await;
+        }
+        call(&http, &url, "SendMessage", json!({"message": message("m-1", "another", None)})).await;
+    };
+    let report = check_in_process(&ClientCheckOptions::new(Vec::new()), storm).await.unwrap();
+    assert_eq!(
+        failed(&report),
+        vec![("CLIENT-MSGID-001".to_owned(), Outcome::Info), ("CLIENT-RETRY-001".to_owned(), Outcome::Info)]
+    );
+    let reuse = result(&report, "CLIENT-MSGID-001").failure.as_ref().unwrap();
+    assert!(reuse.message.contains("request #5") && reuse.message.contains("request #0"), "{reuse:?}");
+    assert!(result(&report, "CLIENT-RETRY-001").failure.as_ref().unwrap().message.contains("5 times"));
+
+    let careful = |url: String| async move {
+        let http = reqwest::Client::new();
+        for _ in 0..2 {
+            call(&http, &url, "SendMessage", json!({"message": message("m-1", "hello", None)})).await;
+        }
+    };
+    let report = check_in_process(&ClientCheckOptions::new(Vec::new()), careful).await.unwrap();
+    assert_eq!(failed(&report), Vec::new());
+}
+
+#[tokio::test]
+async fn a_client_that_sends_the_message_again_after_a_dropped_stream_is_told_so() {
+    let resend = |url: String| async move {
+        let http = reqwest::Client::new();
+        for id in ["m-1", "m-2"] {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+                              "params": {"message": message(id, "hello", None)}});
+            let r = http.post(format!("{url}/rpc")).header("A2A-Version", "1.0").json(&body).send().await.unwrap();
+            let _ = r.bytes().await;
+        }
+    };
+    let report = check_in_process(&scenario("drop-stream"), resend).await.unwrap();
+    assert_eq!(failed(&report), vec![("CLIENT-RESUB-001".to_owned(), Outcome::Info)]);
+    let f = result(&report, "CLIENT-RESUB-001").failure.as_ref().unwrap();
+    assert!(f.message.contains("sent the same message again"), "{f:?}");
+}
+
+#[test]
+fn a_client_that_hangs_is_stopped_at_the_timeout_and_the_report_still_comes() {
+    let dir = tempdir("hang");
+    let started = Instant::now();
+    let (code, report) = client_check(&dir, &["--timeout", "1"], &["sleep", "30"]);
+    assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
+    let notes = report["target"]["notes"].to_string();
+    assert!(notes.contains("stopped at --timeout"), "{notes}");
+    // It sent nothing: nothing scored could be graded.
+    assert_eq!(code, 2, "{report}");
+}
+
+#[test]
+fn list_names_every_scenario_and_check() {
+    let out = Command::new(BIN).args(["client-check", "--list"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    for name in ["drop-stream", "unknown-fields", "input-required", "CLIENT-VERSION-001", "CLIENT-RESUB-001"] {
+        assert!(text.contains(name), "{name} missing from:\n{text}");
+    }
+    let out = Command::new(BIN).args(["client-check", "--scenario", "nope", "--", "true"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no client scenario is named \"nope\""));
+}
+
+fn tempdir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("a2a-client-check-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
