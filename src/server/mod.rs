@@ -76,7 +76,10 @@ async fn serve_card(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
 pub fn router(app: Arc<App>) -> Router {
     let active = Arc::new(faults::layer::FaultLayer::new(faults::ActiveFaults(app.config.faults.clone())));
     let prefix = app.config.normalized_prefix().unwrap_or_default();
-    let recording = app.config.record_requests.then(|| app.clone());
+    let recording = app.config.record_requests.then(|| record::Recording {
+        recorder: app.recorder.clone(),
+        max_request_bytes: app.config.limits.max_request_bytes,
+    });
     let mut routes = Router::new()
         .route(WELL_KNOWN_PATH, get(serve_card))
         .route(RPC_PATH, post(rpc::endpoint))
@@ -92,7 +95,7 @@ pub fn router(app: Arc<App>) -> Router {
     // Outermost, so that what is recorded is what the client sent, before a fault rewrites it,
     // and every request is, whatever its path (a 404 included).
     match recording {
-        Some(app) => routes.layer(axum::middleware::from_fn_with_state(app, record::capture)),
+        Some(rec) => routes.layer(axum::middleware::from_fn_with_state(rec, record::capture)),
         None => routes,
     }
 }
@@ -122,21 +125,61 @@ impl MockServer {
             Some(u) => format!("{}{prefix}", u.trim_end_matches('/')),
             None => format!("http://{addr}{prefix}"),
         };
-        let app = Arc::new(App::new(config, &base_url)?);
+        // The interface on another host: 127.0.0.2 where loopback covers 127/8 (Linux), else
+        // another port of the same address (another origin all the same).
+        let elsewhere = match config.interface_elsewhere {
+            false => None,
+            true => {
+                let alt = SocketAddr::from(([127, 0, 0, 2], 0));
+                let l = match TcpListener::bind(alt).await {
+                    Ok(l) => l,
+                    Err(_) => TcpListener::bind(SocketAddr::new(addr.ip(), 0))
+                        .await
+                        .map_err(|source| MockError::Bind { addr, source })?,
+                };
+                Some(l)
+            }
+        };
+        let interface_base = match &elsewhere {
+            Some(l) => {
+                let a = l.local_addr().map_err(|source| MockError::Bind { addr, source })?;
+                format!("http://{a}{prefix}")
+            }
+            None => base_url.clone(),
+        };
+        let app = Arc::new(App::new(config, &interface_base)?);
         let (tx, rx) = oneshot::channel::<()>();
         let service = router(app.clone());
-        // Without TCP_NODELAY an SSE event written right after the response head waits for the
-        // client's delayed ACK: 40 ms before the first event on Linux loopback.
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
         let join = tokio::spawn(async move {
-            let shutdown = async {
-                let _ = rx.await;
+            let (stop, _) = tokio::sync::watch::channel(false);
+            let serve = |listener: TcpListener| {
+                let mut stopped = stop.subscribe();
+                // Without TCP_NODELAY an SSE event written right after the response head waits
+                // for the client's delayed ACK: 40 ms before the first event on Linux loopback.
+                let listener = listener.tap_io(|tcp| {
+                    let _ = tcp.set_nodelay(true);
+                });
+                let shutdown = async move {
+                    let _ = stopped.wait_for(|s| *s).await;
+                };
+                axum::serve(listener, service.clone()).with_graceful_shutdown(shutdown).into_future()
             };
-            if let Err(e) = axum::serve(listener, service).with_graceful_shutdown(shutdown).await {
-                tracing::error!("mock server stopped: {e}");
-            }
+            let first = serve(listener);
+            let second = elsewhere.map(serve);
+            let signal = async {
+                let _ = rx.await;
+                let _ = stop.send(true);
+            };
+            let servers = async {
+                let (a, b) = match second {
+                    Some(s) => tokio::join!(first, s),
+                    None => (first.await, Ok(())),
+                };
+                if let Err(e) = a.and(b) {
+                    tracing::error!("mock server stopped: {e}");
+                }
+            };
+            tokio::join!(signal, servers);
         });
         Ok(MockServer { addr, base_url, app, shutdown: Some(tx), join: Some(join) })
     }

@@ -70,7 +70,7 @@ impl RecordedRequest {
     /// ```
     /// # let r = a2a_conform::server::RecordedRequest { method: "GET".into(), path: "/".into(),
     /// #     headers: vec![("a2a-version".into(), "1.0".into())], body: serde_json::Value::Null,
-/// #     ..Default::default() };
+    /// #     ..Default::default() };
     /// assert_eq!(r.header("A2A-Version"), Some("1.0"));
     /// assert_eq!(r.header("X-Missing"), None);
     /// ```
@@ -83,7 +83,7 @@ impl RecordedRequest {
     /// ```
     /// # let r = a2a_conform::server::RecordedRequest { method: "GetTask".into(), path: "/rpc".into(),
     /// #     headers: vec![], body: serde_json::json!({"method": "GetTask", "params": {"id": "t-1"}}),
-/// #     ..Default::default() };
+    /// #     ..Default::default() };
     /// assert_eq!(r.params().unwrap()["id"], "t-1");
     /// ```
     pub fn params(&self) -> Option<&Value> {
@@ -178,7 +178,14 @@ impl Recorder {
     }
 
     /// The record of one request, not yet kept.
-    fn request(&self, http_method: &str, path: &str, query: Option<&str>, headers: &HeaderMap, body: &[u8]) -> RecordedRequest {
+    fn request(
+        &self,
+        http_method: &str,
+        path: &str,
+        query: Option<&str>,
+        headers: &HeaderMap,
+        body: &[u8],
+    ) -> RecordedRequest {
         let mut parsed = if body.is_empty() {
             Value::Null
         } else {
@@ -277,18 +284,26 @@ impl Recorder {
 /// Longest JSON answer kept whole; a longer one is kept as its status and content type.
 const MAX_ANSWER_BYTES: usize = 1 << 20;
 
+/// What the recording layer needs: where to record, and the mock's bound on a request body.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    pub recorder: Arc<Recorder>,
+    pub max_request_bytes: usize,
+}
+
 /// The recording layer: every request that reaches the mock, whatever its path or method, with
 /// what the mock answered. Bodies are read up to the mock's own request bound; a longer one is
 /// refused here as the JSON-RPC endpoint would refuse it.
-pub async fn capture(State(app): State<Arc<super::App>>, req: Request, next: Next) -> Response {
+pub async fn capture(State(rec): State<Recording>, req: Request, next: Next) -> Response {
     let (parts, body) = req.into_parts();
-    let limit = app.config.limits.max_request_bytes;
+    let limit = rec.max_request_bytes;
+    let recorder = &rec.recorder;
     let bytes = match axum::body::to_bytes(body, limit).await {
         Ok(b) => b,
         Err(_) => {
             let path = parts.uri.path();
             let note = format!("<a body longer than the mock's {limit}-byte bound>");
-            let i = app.recorder.keep(app.recorder.request(
+            let i = recorder.keep(recorder.request(
                 parts.method.as_str(),
                 path,
                 parts.uri.query(),
@@ -297,12 +312,13 @@ pub async fn capture(State(app): State<Arc<super::App>>, req: Request, next: Nex
             ));
             let r = (StatusCode::PAYLOAD_TOO_LARGE, "request body too large").into_response();
             if let Some(i) = i {
-                app.recorder.answered(i, RecordedAnswer { status: 413, content_type: "text/plain".into(), body: Value::Null });
+                recorder
+                    .answered(i, RecordedAnswer { status: 413, content_type: "text/plain".into(), body: Value::Null });
             }
             return r;
         }
     };
-    let index = app.recorder.keep(app.recorder.request(
+    let index = recorder.keep(recorder.request(
         parts.method.as_str(),
         parts.uri.path(),
         parts.uri.query(),
@@ -315,17 +331,17 @@ pub async fn capture(State(app): State<Arc<super::App>>, req: Request, next: Nex
     let content_type =
         response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
     if !content_type.starts_with("application/json") {
-        app.recorder.answered(index, RecordedAnswer { status, content_type, body: Value::Null });
+        recorder.answered(index, RecordedAnswer { status, content_type, body: Value::Null });
         return response;
     }
     let (parts, body) = response.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, MAX_ANSWER_BYTES).await else {
-        app.recorder.answered(index, RecordedAnswer { status, content_type, body: Value::Null });
+        recorder.answered(index, RecordedAnswer { status, content_type, body: Value::Null });
         return (StatusCode::INTERNAL_SERVER_ERROR, "the mock's answer exceeded the recorder's bound").into_response();
     };
     let mut parsed = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     redact_body(&mut parsed);
-    app.recorder.answered(index, RecordedAnswer { status, content_type, body: parsed });
+    recorder.answered(index, RecordedAnswer { status, content_type, body: parsed });
     Response::from_parts(parts, Body::from(bytes))
 }
 
