@@ -616,6 +616,7 @@ impl MockArgs {
             sleep_percent: defaults.sleep_percent,
             default_scenario: self.default_scenario.clone(),
             cut_streams_after: None,
+            interface_elsewhere: false,
         })
     }
 }

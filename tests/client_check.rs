@@ -11,9 +11,55 @@ use std::time::{Duration, Instant};
 
 use a2a_conform::commands::client_check::{ClientCheckOptions, check_in_process};
 use a2a_conform::report::{Outcome, Report};
+use a2a_conform::server::client_scenarios::ClientScenario;
+use a2a_conform::suite::model::Document;
 use serde_json::{Value, json};
 
+#[path = "common/schema.rs"]
+mod schema;
+
 const BIN: &str = env!("CARGO_BIN_EXE_a2a-conform");
+
+/// The client suites validate against the suite schema, their ids are unique (and none is a
+/// server check's), an `info` check is `scored: false`, every scenario a check needs exists, and
+/// every check observes something: none can pass without looking.
+#[test]
+fn the_client_suites_are_complete() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("suites");
+    let validator = schema::compile_file("suites/suite.schema.json");
+    let scenarios: Vec<String> = ClientScenario::builtin().unwrap().into_iter().map(|s| s.name).collect();
+    let mut server_ids = std::collections::HashSet::new();
+    for e in std::fs::read_dir(root.join("server")).unwrap() {
+        let doc: Document = serde_json::from_str(&std::fs::read_to_string(e.unwrap().path()).unwrap()).unwrap();
+        server_ids.extend(doc.suites.into_iter().flat_map(|s| s.tests).map(|t| t.id));
+    }
+    let mut ids = std::collections::HashSet::new();
+    let mut problems = Vec::new();
+    for e in std::fs::read_dir(root.join("client")).unwrap() {
+        let path = e.unwrap().path();
+        let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        problems
+            .extend(schema::violations_of(&validator, &value).into_iter().map(|v| format!("{}: {v}", path.display())));
+        let doc: Document = serde_json::from_value(value).unwrap();
+        for t in doc.suites.into_iter().flat_map(|s| s.tests) {
+            if !ids.insert(t.id.clone()) || server_ids.contains(&t.id) {
+                problems.push(format!("{}: id used twice", t.id));
+            }
+            if t.level == a2a_conform::report::Level::Info && t.scored != Some(false) {
+                problems.push(format!("{}: info but not scored: false", t.id));
+            }
+            for s in t.requires_scenarios.iter().filter(|s| !scenarios.contains(s)) {
+                problems.push(format!("{}: needs unknown scenario {s}", t.id));
+            }
+            let o = t.observe.as_ref();
+            if o.is_none_or(|o| o.each.is_none() && o.some.is_none() && o.unique.is_none() && o.observer.is_none()) {
+                problems.push(format!("{}: observes nothing", t.id));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+    assert!(ids.len() >= 15, "{}", ids.len());
+}
 
 /// Runs `client-check` on the real binary with `args`, then the command after `--`; the exit
 /// status and the report it wrote.
@@ -42,7 +88,11 @@ fn outcomes(report: &Value) -> Vec<(String, String)> {
 }
 
 fn not_passing(report: &Value) -> Vec<String> {
-    outcomes(report).into_iter().filter(|(_, o)| o != "pass" && o != "skip").map(|(id, o)| format!("{id} {o}")).collect()
+    outcomes(report)
+        .into_iter()
+        .filter(|(_, o)| o != "pass" && o != "skip")
+        .map(|(id, o)| format!("{id} {o}"))
+        .collect()
 }
 
 fn outcome(report: &Value, id: &str) -> String {
@@ -167,6 +217,28 @@ async fn a_follow_up_that_continues_the_waiting_task_passes_and_one_that_starts_
     let report = check_in_process(&scenario("input-required"), forgetful).await.unwrap();
     assert_eq!(failed(&report), vec![("CLIENT-INPUT-001".to_owned(), Outcome::Info)]);
     assert!(result(&report, "CLIENT-INPUT-001").failure.as_ref().unwrap().message.contains("carries no taskId"));
+}
+
+#[tokio::test]
+async fn a_task_that_asks_for_authorization_is_followed_or_the_client_is_warned() {
+    let polls = |url: String| async move {
+        let http = reqwest::Client::new();
+        let first = call(&http, &url, "SendMessage", json!({"message": message("m-1", "pay the invoice", None)})).await;
+        assert_eq!(first.pointer("/result/task/status/state").unwrap(), "TASK_STATE_AUTH_REQUIRED");
+        let task = first.pointer("/result/task/id").and_then(Value::as_str).unwrap().to_owned();
+        call(&http, &url, "GetTask", json!({"id": task})).await;
+    };
+    let report = check_in_process(&scenario("auth-required"), polls).await.unwrap();
+    assert_eq!(result(&report, "CLIENT-AUTH-001").outcome, Outcome::Pass);
+    assert_eq!(failed(&report), Vec::new());
+
+    let walks_away = |url: String| async move {
+        let http = reqwest::Client::new();
+        call(&http, &url, "SendMessage", json!({"message": message("m-1", "pay the invoice", None)})).await;
+    };
+    let report = check_in_process(&scenario("auth-required"), walks_away).await.unwrap();
+    assert_eq!(failed(&report), vec![("CLIENT-AUTH-001".to_owned(), Outcome::Warn)]);
+    assert_eq!(report.verdict.exit_code, 0, "a SHOULD warns");
 }
 
 #[tokio::test]

@@ -88,7 +88,13 @@ pub fn list() -> anyhow::Result<i32> {
                 } else {
                     format!(" [needs --scenario {}]", t.requires_scenarios.join(", "))
                 };
-                println!("  {:<22} {:<6} §{:<7} {}{needs}", t.id, t.level.as_str(), t.section.as_deref().unwrap_or(""), t.name);
+                println!(
+                    "  {:<22} {:<6} §{:<7} {}{needs}",
+                    t.id,
+                    t.level.as_str(),
+                    t.section.as_deref().unwrap_or(""),
+                    t.name
+                );
             }
         }
     }
@@ -199,18 +205,21 @@ where
     let card = server.app().card.card.clone();
     server.shutdown().await;
     let (command, notes) = driven?;
-    let observation = Observation {
-        requests: observed(&requests, &card),
-        scenarios: opts.scenarios.clone(),
-        incidents,
-        command,
-    };
+    let observation =
+        Observation { requests: observed(&requests, &card), scenarios: opts.scenarios.clone(), incidents, command };
     let mut collector = Collector::new();
     {
         let mut both: Vec<&mut (dyn Sink + Send)> = vec![sink, &mut collector];
         let info = run_info(opts, &suites, started_at, &url, &card, &chosen, notes, observation.requests.len());
         match &opts.baseline {
-            Some(b) => emit(&mut Overlay::new(&mut both, b.clone(), baseline::today()), info, &suites, &observation, opts, started),
+            Some(b) => emit(
+                &mut Overlay::new(&mut both, b.clone(), baseline::today()),
+                info,
+                &suites,
+                &observation,
+                opts,
+                started,
+            ),
             None => emit(&mut both, info, &suites, &observation, opts, started),
         }
     }
@@ -227,7 +236,10 @@ fn emit(
     started: Instant,
 ) {
     let planned = planned(suites, &opts.only);
-    sink.event(&RunEvent::RunStarted { info: Box::new(info), planned: planned.iter().map(|c| c.test.id.clone()).collect() });
+    sink.event(&RunEvent::RunStarted {
+        info: Box::new(info),
+        planned: planned.iter().map(|c| c.test.id.clone()).collect(),
+    });
     let mut results: Vec<CheckResult> = Vec::new();
     for c in &planned {
         let meta = c.meta();
@@ -242,12 +254,20 @@ fn emit(
         // One violation, one finding: a check built on one that found a violation waits.
         if !matches!(r.outcome, Outcome::Pass | Outcome::Skip)
             && let Some(cause) = c.test.depends_on.iter().find(|d| {
-                results.iter().any(|p| &p.id == *d && matches!(p.outcome, Outcome::Fail | Outcome::Warn | Outcome::Info) && p.failure.is_some())
+                results.iter().any(|p| {
+                    &p.id == *d
+                        && matches!(p.outcome, Outcome::Fail | Outcome::Warn | Outcome::Info)
+                        && p.failure.is_some()
+                })
             })
         {
             r = CheckResult {
                 depends_on: Some(cause.clone()),
-                ..CheckResult::skipped(&meta, SkipReason::DependsOnFailed, format!("{cause} found the violation this check builds on"))
+                ..CheckResult::skipped(
+                    &meta,
+                    SkipReason::DependsOnFailed,
+                    format!("{cause} found the violation this check builds on"),
+                )
             };
         }
         sink.event(&RunEvent::CheckFinished(Box::new(r.clone())));
@@ -324,7 +344,12 @@ fn run_info(
             .iter()
             .map(|s| SuiteSource { name: s.name.clone(), origin: s.origin.to_owned(), sha256: s.sha256.clone() })
             .collect(),
-        target: TargetInfo { url: url.to_owned(), card_sha256: None, capabilities: card.get("capabilities").cloned(), notes },
+        target: TargetInfo {
+            url: url.to_owned(),
+            card_sha256: None,
+            capabilities: card.get("capabilities").cloned(),
+            notes,
+        },
     }
 }
 
@@ -335,7 +360,8 @@ fn interface(card: &Value) -> (String, Option<String>) {
         .and_then(Value::as_array)
         .and_then(|all| all.iter().find(|i| i.get("protocolBinding").and_then(Value::as_str) == Some("JSONRPC")));
     let url = first.and_then(|i| i.get("url")).and_then(Value::as_str).unwrap_or_default().to_owned();
-    let tenant = first.and_then(|i| i.get("tenant")).and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_owned);
+    let tenant =
+        first.and_then(|i| i.get("tenant")).and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_owned);
     (url, tenant)
 }
 
@@ -345,11 +371,13 @@ pub fn observed(requests: &[RecordedRequest], card: &Value) -> Vec<Value> {
     let iface = reqwest::Url::parse(&iface).ok();
     let iface_origin = iface.as_ref().map(|u| u.origin().ascii_serialization()).unwrap_or_default();
     let iface_path = iface.as_ref().map(|u| u.path().to_owned()).unwrap_or_default();
+    let iface_host = iface.as_ref().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
     requests
         .iter()
         .enumerate()
         .map(|(seq, r)| {
             let origin = r.header("host").map(|h| format!("http://{h}")).unwrap_or_default();
+            let host = reqwest::Url::parse(&origin).ok().and_then(|u| u.host_str().map(str::to_owned));
             let same_path = r.path == iface_path || r.path.trim_end_matches('/') == iface_path.trim_end_matches('/');
             let kind = if r.http_method == "GET" && r.path.ends_with("/.well-known/agent-card.json") {
                 "card"
@@ -375,6 +403,7 @@ pub fn observed(requests: &[RecordedRequest], card: &Value) -> Vec<Value> {
                 "path": r.path,
                 "query": query,
                 "origin": origin,
+                "at_interface_host": host.as_deref() == Some(iface_host.as_str()),
                 "kind": kind,
                 "headers": headers,
                 "method": method,

@@ -56,12 +56,14 @@ pub fn grade(test: &Test, meta: &CheckMeta, obs: &Observation, strict: bool) -> 
         return error(meta, "the client check has no `observe`");
     };
     let select = observe.select.clone().unwrap_or_else(|| json!({"kind": "rpc"}));
-    let selected: Vec<&Value> = obs.requests.iter().filter(|r| assert::check(Some(r), &select, "").is_empty()).collect();
+    let selected: Vec<&Value> =
+        obs.requests.iter().filter(|r| assert::check(Some(r), &select, "").is_empty()).collect();
     match judge(observe, &selected, obs) {
         Judged::Pass(note) => CheckResult { measurement: note, ..CheckResult::new(meta, Outcome::Pass) },
-        Judged::Violation(failure, evidence) => {
-            CheckResult { evidence: evidence.iter().map(|r| to_evidence(r)).collect(), ..CheckResult::violated(meta, strict, failure) }
-        }
+        Judged::Violation(failure, evidence) => CheckResult {
+            evidence: evidence.iter().map(|r| to_evidence(r)).collect(),
+            ..CheckResult::violated(meta, strict, failure)
+        },
         Judged::Skip(why) => CheckResult::skipped(meta, SkipReason::BehaviorNotAvailable, why),
         Judged::Error(why) => error(meta, &why),
     }
@@ -90,6 +92,7 @@ fn judge<'a>(o: &Observe, selected: &[&'a Value], obs: &'a Observation) -> Judge
             "no_retry_storm" => no_retry_storm(selected, &params),
             "parts_one_content" => parts_one_content(selected),
             "continues_input_required" => continues_input_required(selected),
+            "follows_interrupted_task" => follows_interrupted_task(selected, obs, &params),
             other => Judged::Error(format!("unknown observer {other:?}")),
         };
     }
@@ -244,13 +247,15 @@ fn resubscribes_after_drop<'a>(selected: &[&'a Value], obs: &'a Observation) -> 
             .copied()
             .filter(|r| r["at_ms"].as_u64().unwrap_or_default() >= at && r["seq"].as_u64() > cut["seq"].as_u64())
             .collect();
-        let subscribed = after
-            .iter()
-            .find(|r| r["method"] == "SubscribeToTask" && r.pointer("/params/id").and_then(Value::as_str) == Some(task));
+        let subscribed = after.iter().find(|r| {
+            r["method"] == "SubscribeToTask" && r.pointer("/params/id").and_then(Value::as_str) == Some(task)
+        });
         if let Some(r) = subscribed {
             let resumed = r.pointer("/headers/last-event-id").and_then(Value::as_str);
             notes.push(match (resumed, cut["after_event_id"].as_str()) {
-                (Some(got), Some(want)) if got == want => format!("{} resubscribed with Last-Event-ID {got}", describe(r)),
+                (Some(got), Some(want)) if got == want => {
+                    format!("{} resubscribed with Last-Event-ID {got}", describe(r))
+                }
                 (Some(got), want) => format!(
                     "{} resubscribed with Last-Event-ID {got} (the last event it was sent had id {})",
                     describe(r),
@@ -402,6 +407,42 @@ fn continues_input_required<'a>(selected: &[&'a Value]) -> Judged<'a> {
         },
         vec![first, r],
     )
+}
+
+/// Every task the mock created (under a scenario that interrupts each one) is followed afterwards:
+/// a later call names it (SubscribeToTask, GetTask, a push config, or a message on it), so the
+/// client does not miss what the task does once the interruption is resolved out of band.
+fn follows_interrupted_task<'a>(selected: &[&'a Value], obs: &'a Observation, params: &Value) -> Judged<'a> {
+    let state = params.get("state").and_then(Value::as_str).unwrap_or("interrupted");
+    let created: Vec<&Value> = obs.incidents.iter().filter(|i| i["kind"] == "task_created").collect();
+    if created.is_empty() {
+        return Judged::Skip("the mock created no task: the client sent no message that starts one".into());
+    }
+    let names = |r: &Value, task: &str| {
+        ["/params/id", "/params/taskId", "/params/message/taskId"]
+            .iter()
+            .any(|p| r.pointer(p).and_then(Value::as_str) == Some(task))
+    };
+    for t in &created {
+        let task = t["task"].as_str().unwrap_or_default();
+        let later = selected.iter().find(|r| r["seq"].as_u64() > t["seq"].as_u64() && names(r, task));
+        if later.is_none() {
+            return Judged::Violation(
+                Failure {
+                    message: format!(
+                        "task {task} stopped in {state}, and no later call named it: no SubscribeToTask, GetTask, \
+                         push config or message on it, so the client cannot learn what it does next"
+                    ),
+                    step_id: None,
+                    pointer: None,
+                    expected: Some("SubscribeToTask, CreateTaskPushNotificationConfig or GetTask on the task".into()),
+                    actual: Some("no call on the task".into()),
+                },
+                Vec::new(),
+            );
+        }
+    }
+    Judged::Pass(Some(format!("{} task(s), each followed by a later call", created.len())))
 }
 
 /// A recorded request as a finding's evidence.

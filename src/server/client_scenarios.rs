@@ -41,6 +41,9 @@ pub struct MockSettings {
     /// Extension URIs declared optional on the card, added to the mock's own.
     #[serde(default)]
     pub extensions: Vec<String>,
+    /// The card's interface on another host.
+    #[serde(default)]
+    pub interface_elsewhere: bool,
 }
 
 /// A scenario file that cannot be used, or a name no scenario has.
@@ -77,7 +80,10 @@ impl ClientScenario {
         names
             .iter()
             .map(|n| {
-                all.iter().find(|s| &s.name == n).cloned().ok_or_else(|| ClientScenarioError::Unknown { name: n.clone() })
+                all.iter()
+                    .find(|s| &s.name == n)
+                    .cloned()
+                    .ok_or_else(|| ClientScenarioError::Unknown { name: n.clone() })
             })
             .collect()
     }
@@ -110,6 +116,7 @@ impl ClientScenario {
                 config.tenant = t.clone();
             }
             config.extensions.extend(m.extensions.iter().cloned());
+            config.interface_elsewhere |= m.interface_elsewhere;
             if !sc.mutations.is_empty() {
                 config.faults.push(Arc::new(Fault {
                     id: format!("CLIENT-SCENARIO-{}", sc.name.to_ascii_uppercase()),

@@ -128,6 +128,10 @@ pub struct MockConfig {
     /// Cut the first stream of each task after this many events, as a dropped connection would
     /// (the `drop-stream` client scenario); the task runs on, and the cut is recorded.
     pub cut_streams_after: Option<usize>,
+    /// The card's JSON-RPC interface is on another host (127.0.0.2, or another port where that
+    /// address is not loopback), served by a second listener; the card's own address serves
+    /// everything too, so a client that ignores the interface URL still gets its answers.
+    pub interface_elsewhere: bool,
 }
 
 impl MockConfig {
@@ -190,6 +194,7 @@ impl Default for MockConfig {
             sleep_percent: 100,
             default_scenario: None,
             cut_streams_after: None,
+            interface_elsewhere: false,
         }
     }
 }

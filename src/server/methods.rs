@@ -191,6 +191,10 @@ async fn accept_new_message(
         .store
         .create(&req.tenant, &ctx.owner, context_id, msg.clone(), scenario.clone())
         .map_err(|e| limit_reached("stored unfinished task", e.limit, "--max-tasks"))?;
+    if app.config.record_requests {
+        app.recorder
+            .incident(serde_json::json!({"kind": "task_created", "task": handle.id, "scenario": scenario.name}));
+    }
     if let Some(mut p) = inline_push {
         p.task_id = handle.id.clone();
         handle.update(|t| t.push_configs.insert(p.id.clone(), p));

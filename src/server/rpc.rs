@@ -285,12 +285,7 @@ async fn read_bounded(body: Body, limit: usize) -> Option<bytes::Bytes> {
     Some(buf.freeze())
 }
 
-pub async fn endpoint(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    uri: Uri,
-    body: Body,
-) -> Response {
+pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri, body: Body) -> Response {
     let limits = &app.config.limits;
     match header_str(&headers, header::CONTENT_TYPE.as_str()) {
         Some(ct) if is_json_content_type(ct) => {}
