@@ -450,10 +450,10 @@ pub struct MockArgs {
     /// Commit a named spec violation (repeatable); see `a2a-conform faults list`.
     #[arg(long = "fault", value_name = "ID")]
     pub faults: Vec<String>,
-    /// Keep SubscribeToTask streams open through INPUT_REQUIRED / AUTH_REQUIRED, closing only at a
-    /// terminal state (by default they close at an interrupted state too, §11.7).
+    /// Close SubscribeToTask streams at INPUT_REQUIRED / AUTH_REQUIRED too (§11.7); by default they
+    /// stay open to a terminal state (§3.1.6, §7.6.1), as the Python SDK's do.
     #[arg(long)]
-    pub subscribe_until_terminal: bool,
+    pub subscribe_closes_at_interrupted: bool,
     /// Neither declare the resume extension nor honour `afterEventId` (Last-Event-ID still works).
     #[arg(long)]
     pub no_resume_extension: bool,
@@ -606,7 +606,7 @@ impl MockArgs {
             behaviors: !self.no_behaviors,
             limits: Limits::from(&self.limits),
             card_max_age_secs: self.card_max_age,
-            subscribe_until_terminal: self.subscribe_until_terminal,
+            subscribe_until_terminal: !self.subscribe_closes_at_interrupted,
             resume_extension: !self.no_resume_extension,
             path_prefix: self.path_prefix.clone(),
             legacy_method_names: self.legacy_method_names,

@@ -219,6 +219,27 @@ async fn a_follow_up_that_continues_the_waiting_task_passes_and_one_that_starts_
     assert!(result(&report, "CLIENT-INPUT-001").failure.as_ref().unwrap().message.contains("carries no taskId"));
 }
 
+/// Only tasks the mock saw stop are judged: a client whose messages choose other behaviours (the
+/// SDK clients of the interop corpus send `tck-complete-task ...`) has no waiting task to continue
+/// or follow, and both checks skip instead of reporting a task that completed as waiting.
+#[tokio::test]
+async fn tasks_that_never_stopped_are_not_judged_as_waiting() {
+    let steered = |url: String| async move {
+        let http = reqwest::Client::new();
+        for (id, text) in [("m-1", "tck-complete-task one"), ("m-2", "tck-complete-task two")] {
+            let r = call(&http, &url, "SendMessage", json!({"message": message(id, text, None)})).await;
+            assert_eq!(r.pointer("/result/task/status/state").unwrap(), "TASK_STATE_COMPLETED");
+        }
+    };
+    for (name, id) in [("input-required", "CLIENT-INPUT-001"), ("auth-required", "CLIENT-AUTH-001")] {
+        let report = check_in_process(&scenario(name), steered).await.unwrap();
+        let r = result(&report, id);
+        assert_eq!(r.outcome, Outcome::Skip, "{id}: {:?}", r.failure);
+        assert!(r.skip_detail.as_deref().unwrap_or_default().contains("no task the client started"), "{r:?}");
+        assert_eq!(failed(&report), Vec::new());
+    }
+}
+
 #[tokio::test]
 async fn a_task_that_asks_for_authorization_is_followed_or_the_client_is_warned() {
     let polls = |url: String| async move {

@@ -153,10 +153,11 @@ async fn follow_ups_steer_the_continuation_by_prefix() {
 }
 
 /// §11.7 ("until the task reaches a terminal or interrupted state, at which point the stream
-/// closes"): SubscribeToTask on a task already INPUT_REQUIRED sends the task snapshot and closes.
+/// closes"), under `--subscribe-closes-at-interrupted`: SubscribeToTask on a task already
+/// INPUT_REQUIRED sends the task snapshot and closes.
 #[tokio::test]
 async fn subscribing_to_an_interrupted_task_closes_after_the_snapshot() {
-    let p = Peer::default().await;
+    let p = Peer::start(MockConfig { subscribe_until_terminal: false, ..MockConfig::default() }).await;
     let r = p.call("SendMessage", json!({"message": user_message("tck-input-required x")})).await;
     let task_id = r.result()["task"]["id"].as_str().unwrap().to_owned();
     let t0 = Instant::now();
@@ -167,10 +168,16 @@ async fn subscribing_to_an_interrupted_task_closes_after_the_snapshot() {
     assert_eq!(events[0].state(), Some("TASK_STATE_INPUT_REQUIRED"));
 }
 
-/// §11.7: a subscription opened while the task works closes after the event that interrupts it.
+/// §11.7, under `--subscribe-closes-at-interrupted`: a subscription opened while the task works
+/// closes after the event that interrupts it.
 #[tokio::test]
 async fn a_subscription_closes_after_the_event_that_interrupts_the_task() {
-    let p = Peer::start(MockConfig { scenario_dir: Some(scenarios()), ..MockConfig::default() }).await;
+    let p = Peer::start(MockConfig {
+        scenario_dir: Some(scenarios()),
+        subscribe_until_terminal: false,
+        ..MockConfig::default()
+    })
+    .await;
     let task_id = start_task(&p, "kit-later-input").await;
     let mut s = p.open_stream("SubscribeToTask", json!({"id": task_id})).await.unwrap_or_else(|e| panic!("{}", e.body));
     let events = read_to_end(&mut s).await;
@@ -179,11 +186,12 @@ async fn a_subscription_closes_after_the_event_that_interrupts_the_task() {
     assert_eq!(last.state(), Some("TASK_STATE_INPUT_REQUIRED"), "{events:?}");
 }
 
-/// `subscribe_until_terminal` (§3.1.6, §7.6.1): the subscription stays open through the
-/// interruption and ends with the terminal state a follow-up brings.
+/// By default (§3.1.6, §7.6.1; the Python SDK's behaviour, which the official TCK expects): the
+/// subscription stays open through the interruption and ends with the terminal state a follow-up
+/// brings.
 #[tokio::test]
-async fn subscribe_until_terminal_keeps_the_stream_open_through_an_interruption() {
-    let p = Peer::start(MockConfig { subscribe_until_terminal: true, ..MockConfig::default() }).await;
+async fn a_subscription_stays_open_through_an_interruption_by_default() {
+    let p = Peer::default().await;
     let r = p.call("SendMessage", json!({"message": user_message("tck-input-required x")})).await;
     let task_id = r.result()["task"]["id"].as_str().unwrap().to_owned();
     let mut s = p.open_stream("SubscribeToTask", json!({"id": task_id})).await.unwrap_or_else(|e| panic!("{}", e.body));

@@ -91,7 +91,7 @@ fn judge<'a>(o: &Observe, selected: &[&'a Value], obs: &'a Observation) -> Judge
             "resubscribes_after_drop" => resubscribes_after_drop(selected, obs),
             "no_retry_storm" => no_retry_storm(selected, &params),
             "parts_one_content" => parts_one_content(selected),
-            "continues_input_required" => continues_input_required(selected),
+            "continues_input_required" => continues_input_required(selected, obs),
             "follows_interrupted_task" => follows_interrupted_task(selected, obs, &params),
             other => Judged::Error(format!("unknown observer {other:?}")),
         };
@@ -370,63 +370,88 @@ fn parts_one_content<'a>(selected: &[&'a Value]) -> Judged<'a> {
     Judged::Pass(Some(format!("{parts} part(s), each with one content member")))
 }
 
-/// The messages after the first continue a task (carry its `taskId`): under the input-required
-/// scenario every task the mock starts waits for input.
-fn continues_input_required<'a>(selected: &[&'a Value]) -> Judged<'a> {
-    let sends: Vec<&Value> = selected
+/// The tasks that entered `state`, as the mock noted them: each task once, with the incident.
+fn tasks_entering<'a>(obs: &'a Observation, state: &str) -> Vec<(&'a str, &'a Value)> {
+    let mut seen = std::collections::BTreeSet::new();
+    obs.incidents
         .iter()
-        .copied()
-        .filter(|r| matches!(r["method"].as_str(), Some("SendMessage" | "SendStreamingMessage")))
-        .collect();
-    let Some((first, follow_ups)) = sends.split_first() else {
-        return Judged::Skip("the client sent no message".into());
+        .filter(|i| i["kind"] == "task_state" && i["state"] == state)
+        .filter_map(|i| i["task"].as_str().map(|t| (t, i)))
+        .filter(|(t, _)| seen.insert(*t))
+        .collect()
+}
+
+fn is_send(r: &Value) -> bool {
+    matches!(r["method"].as_str(), Some("SendMessage" | "SendStreamingMessage"))
+}
+
+fn task_of_message(r: &Value) -> Option<&str> {
+    r.pointer("/params/message/taskId").and_then(Value::as_str).filter(|t| !t.is_empty())
+}
+
+/// A task that asked for input is continued: a later message carries its `taskId`. Only the
+/// tasks the mock saw enter TASK_STATE_INPUT_REQUIRED count (a message whose `tck-*` prefix chose
+/// another behaviour started a task that never waited); a client that sends nothing afterwards
+/// has nothing to show.
+fn continues_input_required<'a>(selected: &[&'a Value], obs: &'a Observation) -> Judged<'a> {
+    let waiting = tasks_entering(obs, "TASK_STATE_INPUT_REQUIRED");
+    if waiting.is_empty() {
+        return Judged::Skip(
+            "no task the client started waited for input (its messages chose other behaviours)".into(),
+        );
+    }
+    let sends: Vec<&Value> = selected.iter().copied().filter(|r| is_send(r)).collect();
+    if let Some(r) = sends.iter().find(|r| task_of_message(r).is_some_and(|t| waiting.iter().any(|(w, _)| *w == t))) {
+        return Judged::Pass(Some(format!(
+            "{} continues task {}",
+            describe(r),
+            task_of_message(r).unwrap_or_default()
+        )));
+    }
+    let (task, at) = waiting[0];
+    let next = sends.iter().find(|r| r["seq"].as_u64() > at["seq"].as_u64());
+    let Some(r) = next else {
+        return Judged::Skip(format!("task {task} waited for input, and the client sent no message afterwards"));
     };
-    if follow_ups.is_empty() {
-        return Judged::Skip(format!(
-            "the client sent one message ({}) and no follow-up to the task that asked for input",
-            describe(first)
-        ));
-    }
-    fn task_of(r: &Value) -> Option<&str> {
-        r.pointer("/params/message/taskId").and_then(Value::as_str).filter(|t| !t.is_empty())
-    }
-    if let Some(r) = follow_ups.iter().find(|r| task_of(r).is_some()) {
-        return Judged::Pass(Some(format!("{} continues task {}", describe(r), task_of(r).unwrap_or_default())));
-    }
-    let r = follow_ups[0];
     Judged::Violation(
         Failure {
             message: format!(
-                "{} follows a message whose task waits for input, but carries no taskId: it starts a new task",
+                "task {task} waited for input; no message continued it, and the next one, {}, carries no taskId: it starts a new task",
                 describe(r)
             ),
             step_id: Some(seq_of(r)),
             pointer: Some("/params/message/taskId".into()),
-            expected: Some("the waiting task's id".into()),
+            expected: Some(format!("a message with taskId {task}")),
             actual: Some("<absent>".into()),
         },
-        vec![first, r],
+        vec![r],
     )
 }
 
-/// Every task the mock created (under a scenario that interrupts each one) is followed afterwards:
-/// a later call names it (SubscribeToTask, GetTask, a push config, or a message on it), so the
-/// client does not miss what the task does once the interruption is resolved out of band.
+/// Every task the mock saw enter `params.state` is followed afterwards: a later call names it
+/// (SubscribeToTask, GetTask, a push config, or a message on it), or a SubscribeToTask on it was
+/// opened before (the mock keeps those open through an interrupted state), so the client does not
+/// miss what the task does once the interruption is resolved out of band.
 fn follows_interrupted_task<'a>(selected: &[&'a Value], obs: &'a Observation, params: &Value) -> Judged<'a> {
-    let state = params.get("state").and_then(Value::as_str).unwrap_or("interrupted");
-    let created: Vec<&Value> = obs.incidents.iter().filter(|i| i["kind"] == "task_created").collect();
-    if created.is_empty() {
-        return Judged::Skip("the mock created no task: the client sent no message that starts one".into());
+    let Some(state) = params.get("state").and_then(Value::as_str) else {
+        return Judged::Error("follows_interrupted_task needs params.state".into());
+    };
+    let stopped = tasks_entering(obs, state);
+    if stopped.is_empty() {
+        return Judged::Skip(format!(
+            "no task the client started entered {state} (its messages chose other behaviours)"
+        ));
     }
     let names = |r: &Value, task: &str| {
         ["/params/id", "/params/taskId", "/params/message/taskId"]
             .iter()
             .any(|p| r.pointer(p).and_then(Value::as_str) == Some(task))
     };
-    for t in &created {
-        let task = t["task"].as_str().unwrap_or_default();
-        let later = selected.iter().find(|r| r["seq"].as_u64() > t["seq"].as_u64() && names(r, task));
-        if later.is_none() {
+    for (task, at) in &stopped {
+        let followed = selected
+            .iter()
+            .any(|r| names(r, task) && (r["seq"].as_u64() > at["seq"].as_u64() || r["method"] == "SubscribeToTask"));
+        if !followed {
             return Judged::Violation(
                 Failure {
                     message: format!(
@@ -442,7 +467,7 @@ fn follows_interrupted_task<'a>(selected: &[&'a Value], obs: &'a Observation, pa
             );
         }
     }
-    Judged::Pass(Some(format!("{} task(s), each followed by a later call", created.len())))
+    Judged::Pass(Some(format!("{} task(s) in {state}, each followed", stopped.len())))
 }
 
 /// A recorded request as a finding's evidence.

@@ -11,7 +11,8 @@ use super::faults::{self, Target};
 use super::push::PushDispatcher;
 use super::record::Recorder;
 use super::scenario::{ScenarioBook, ScenarioError};
-use super::tasks::TaskStore;
+use super::tasks::{StateWatch, TaskStore};
+use crate::protocol::TaskState;
 
 /// Shared state of a running mock.
 #[derive(Debug)]
@@ -76,8 +77,15 @@ impl App {
         }
         let extended_card = extended.map(CardDocument::new);
         let l = &config.limits;
-        let store =
+        let recorder = Arc::new(Recorder::default());
+        let mut store =
             TaskStore::new(l.max_tasks, l.max_task_events, l.max_history).reuse_task_id(active.reused_task_id());
+        if config.record_requests {
+            let r = recorder.clone();
+            store = store.watch_states(StateWatch(Arc::new(move |task: &str, state: TaskState| {
+                r.incident(serde_json::json!({"kind": "task_state", "task": task, "state": state.as_str()}));
+            })));
+        }
         let push = Arc::new(PushDispatcher {
             policy: config.webhooks,
             timeout: Duration::from_millis(config.push_timeout_ms),
@@ -92,7 +100,7 @@ impl App {
             store,
             push,
             message_ids,
-            recorder: Arc::new(Recorder::default()),
+            recorder,
             cut_tasks: std::sync::Mutex::default(),
             faults: active,
             config,

@@ -102,7 +102,9 @@ pub struct MockConfig {
     /// Spec violations to commit on purpose (`--fault`); empty for a faithful mock.
     pub faults: Vec<std::sync::Arc<super::faults::Fault>>,
     /// SubscribeToTask streams stay open through INPUT_REQUIRED / AUTH_REQUIRED and close only at a
-    /// terminal state (§3.1.6, §7.6.1); off, they close at an interrupted state too (§11.7).
+    /// terminal state (§3.1.6, §7.6.1), as the Python SDK does and the official TCK expects; off
+    /// (`--subscribe-closes-at-interrupted`), they close at an interrupted state too (§11.7). The
+    /// spec allows both (digest §14 item 5), and the checker accepts both.
     pub subscribe_until_terminal: bool,
     /// Declare the resume extension ([`RESUME_EXTENSION_URI`]) and honour `afterEventId` in
     /// SubscribeToTask params. `Last-Event-ID` is honoured either way.
@@ -184,7 +186,7 @@ impl Default for MockConfig {
             limits: Limits::default(),
             card_max_age_secs: 300,
             faults: Vec::new(),
-            subscribe_until_terminal: false,
+            subscribe_until_terminal: true,
             resume_extension: true,
             path_prefix: String::new(),
             legacy_method_names: false,

@@ -444,8 +444,9 @@ fn resume_point(app: &App, ctx: &CallContext, params: &Value) -> Result<Option<(
 }
 
 /// SubscribeToTask (§3.1.6), with resume after `afterEventId` / `Last-Event-ID` (kit extension).
-/// The stream closes after the snapshot when the task is already interrupted (§11.7), unless
-/// `--subscribe-until-terminal`.
+/// By default the stream stays open through an interrupted state to a terminal one (§3.1.6);
+/// under `--subscribe-closes-at-interrupted` it closes after the snapshot of a task already
+/// interrupted (§11.7).
 pub fn subscribe_to_task(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome, RpcError> {
     check_streaming(app)?;
     let resume = resume_point(app, ctx, &params)?;

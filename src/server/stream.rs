@@ -1,7 +1,7 @@
 //! SSE responses (§9.4.2): a Task snapshot (or a lone Message), then the task's logged events in
 //! generation order, each as a JSON-RPC response with the event's sequence number as `id:`; the
-//! stream ends after the event that makes the task terminal or interrupted (§11.7), or, for
-//! SubscribeToTask under `--subscribe-until-terminal`, only terminal (§3.1.6).
+//! stream ends after the event that makes the task terminal or interrupted (§11.7); SubscribeToTask
+//! streams, unless `--subscribe-closes-at-interrupted`, only after a terminal one (§3.1.6).
 
 use std::time::Duration;
 

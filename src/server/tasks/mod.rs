@@ -6,4 +6,4 @@ pub mod store;
 pub mod view;
 
 pub use log::{EventLog, Lagged, LoggedEvent};
-pub use store::{StoreFull, StreamSlot, Subscription, TaskHandle, TaskInner, TaskStore};
+pub use store::{StateWatch, StoreFull, StreamSlot, Subscription, TaskHandle, TaskInner, TaskStore};

@@ -16,6 +16,17 @@ use crate::protocol::{
 };
 use crate::server::scenario::Scenario;
 
+/// Told every state a task enters, after the change, outside the task's lock: how the
+/// client-check recording learns which tasks waited for input or authorization.
+#[derive(Clone)]
+pub struct StateWatch(pub Arc<dyn Fn(&str, TaskState) + Send + Sync>);
+
+impl std::fmt::Debug for StateWatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StateWatch")
+    }
+}
+
 /// A task as stored: typed while it can change, its JSON once it has finished.
 #[derive(Debug)]
 enum Body {
@@ -182,6 +193,7 @@ pub struct TaskHandle {
     open_streams: AtomicUsize,
     /// Told when the task finishes, so that it can be evicted; weak, as the store owns the task.
     store: Weak<Mutex<Index>>,
+    watch: Option<StateWatch>,
 }
 
 impl TaskHandle {
@@ -193,12 +205,16 @@ impl TaskHandle {
     /// Runs `f` under the lock, then wakes every subscriber (after unlocking, so that a woken
     /// subscriber can take the lock at once).
     pub fn update<R>(&self, f: impl FnOnce(&mut TaskInner) -> R) -> R {
-        let (r, finished) = {
+        let (r, finished, entered) = {
             let mut g = self.lock();
-            let was_terminal = g.state().is_terminal();
+            let before = g.state();
             let r = f(&mut g);
-            (r, !was_terminal && g.state().is_terminal())
+            let after = g.state();
+            (r, !before.is_terminal() && after.is_terminal(), (before != after).then_some(after))
         };
+        if let (Some(state), Some(watch)) = (entered, &self.watch) {
+            (watch.0)(&self.id, state);
+        }
         // Outside the task's lock: the store's lock is never taken while a task's is held.
         if finished && let Some(index) = self.store.upgrade() {
             lock_index(&index).finished(self);
@@ -387,6 +403,7 @@ pub struct TaskStore {
     /// A fault's one id for every new task (the newest task stored under it replaces the one
     /// before); `None`: a fresh id each.
     reused_id: Option<String>,
+    watch: Option<StateWatch>,
 }
 
 impl TaskStore {
@@ -397,7 +414,14 @@ impl TaskStore {
             max_events,
             max_history: max_history.max(1),
             reused_id: None,
+            watch: None,
         }
+    }
+
+    /// Tells `watch` every state each task enters from now on.
+    pub fn watch_states(mut self, watch: StateWatch) -> Self {
+        self.watch = Some(watch);
+        self
     }
 
     /// Gives every new task `id` (a fault, §3.4.2).
@@ -453,6 +477,7 @@ impl TaskStore {
             subscribers: AtomicUsize::new(0),
             open_streams: AtomicUsize::new(0),
             store: Arc::downgrade(&self.index),
+            watch: self.watch.clone(),
         });
         let mut evicted = None;
         {
