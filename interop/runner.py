@@ -3,7 +3,8 @@
 For each peer in interop/peers/: start it, grade it with `a2a-conform check` (plain, then again
 against the same process, which must give the same outcome for every check and no error; then,
 started afresh, with the peer's behaviour map), compare each report's fail / warn / error sets
-with the peer's expected.yaml, and stop it. Then start `a2a-conform mock` and drive it with each SDK's client.
+with the peer's expected.yaml, and stop it. Then grade each SDK's client with `a2a-conform client-check`
+under each client run's scenarios, comparing its findings with interop/clients/expected/NAME.yaml.
 Prints a summary and exits 1 on any difference from what is expected (2 on a usage error).
 """
 
@@ -377,61 +378,140 @@ def write_observed(report: dict, path: Path) -> None:
 
 # --------------------------------------------------------------------------- clients
 
+CLIENTS = {
+    'python-sdk': [str(INTEROP / '.venv' / 'bin' / 'python'), str(INTEROP / 'clients' / 'python_client.py')],
+    'js-sdk': ['node', str(INTEROP / 'clients' / 'js_client.mjs')],
+}
+# Each client run: the `client-check --scenario`s it is graded under. `plain` also proves the mock
+# faithful to code its authors did not write: the script must report all 11 methods ok.
+CLIENT_RUNS = {
+    'plain': [],
+    'unknown-fields': ['unknown-fields'],
+    'tenant': ['tenant'],
+    'other-host': ['other-host'],
+    'duplicate-event-ids': ['duplicate-event-ids'],
+    'drop-stream': ['drop-stream'],
+    'core-only': ['core-only'],
+}
+# A client check's findings: info ones too, since most client checks are reported, not scored.
+CLIENT_OUTCOMES = ('fail', 'warn', 'error', 'info')
+
 
 @dataclass
 class ClientResult:
     name: str
-    status: str = 'ok'
+    run: str
+    status: str = 'ok'  # ok | differs | broken
     lines: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def load_client_expected(path: Path) -> dict[str, dict[str, dict[str, str]]]:
+    """clients/expected/NAME.yaml: {run: {fail|warn|error|info: {check id: justification}}}."""
+    if not path.exists():
+        raise ExpectationError(f'{path} is missing')
+    data = yaml.safe_load(path.read_text(encoding='utf-8')) or {}
+    if not isinstance(data, dict) or set(data) - set(CLIENT_RUNS):
+        raise ExpectationError(f'{path}: top-level keys must be among {list(CLIENT_RUNS)}')
+    result: dict[str, dict[str, dict[str, str]]] = {}
+    for run, sections in data.items():
+        sections = sections or {}
+        if not isinstance(sections, dict) or set(sections) - set(CLIENT_OUTCOMES):
+            raise ExpectationError(f'{path}: {run}: keys must be among {CLIENT_OUTCOMES}')
+        result[run] = {}
+        for outcome in CLIENT_OUTCOMES:
+            entries = sections.get(outcome) or {}
+            for check_id, why in entries.items():
+                if not isinstance(why, str) or '§' not in why:
+                    raise ExpectationError(f'{path}: {run}.{outcome}.{check_id}: quote the spec sentence with its section (§N)')
+            result[run][outcome] = {str(k): v for k, v in entries.items()}
+    return result
+
+
+def client_findings(report: dict) -> tuple[dict[str, dict[str, str]], dict[str, dict]]:
+    """A client-check report's findings by outcome (an `info` counts only with a failure)."""
+    by_outcome: dict[str, dict[str, str]] = {o: {} for o in CLIENT_OUTCOMES}
+    by_id = {}
+    for result in report.get('results', []):
+        by_id[result['id']] = result
+        outcome = result.get('outcome')
+        if outcome in CLIENT_OUTCOMES and (outcome != 'info' or result.get('failure')):
+            message = (result.get('failure') or {}).get('message') or result.get('title') or ''
+            by_outcome[outcome][result['id']] = ' '.join(message.split())
+    return by_outcome, by_id
+
+
+def script_lines(log_text: str) -> dict[str, list[str]]:
+    """The script's own `ok / FAIL / skip METHOD: ...` lines, by their first word."""
+    lines: dict[str, list[str]] = {'ok': [], 'FAIL': [], 'skip': []}
+    for line in log_text.splitlines():
+        word = line.split(' ', 1)[0]
+        if word in lines:
+            lines[word].append(line)
+    return lines
+
+
+def client_run(kit: Path, name: str, run: str, out: Path, expected: dict | None, args: argparse.Namespace) -> ClientResult:
+    """Grades one SDK client with `a2a-conform client-check` under the run's scenarios."""
+    result = ClientResult(name, run)
+    run_dir = out / 'clients' / name / run
+    shutil.rmtree(run_dir, ignore_errors=True)
+    run_dir.mkdir(parents=True)
+    argv = [str(kit), 'client-check', '--out', str(run_dir), '--format', 'json', '--no-color', '-q',
+            '--extended-card-token', MOCK_TOKEN, '--timeout', str(int(args.run_bound) - 10)]
+    for scenario in CLIENT_RUNS[run]:
+        argv += ['--scenario', scenario]
+    argv += ['--', *CLIENTS[name], '{url}', '--token', MOCK_TOKEN]
+    started = time.monotonic()
+    code, output = run_bounded(argv, run_dir / 'client-check.log', args.run_bound)
+    result.seconds = time.monotonic() - started
+    report_path = run_dir / 'report.json'
+    if code is None or not report_path.exists():
+        result.status = 'broken'
+        why = 'did not finish' if code is None else f'exit {code} and no report.json'
+        result.lines.append(f'client-check {why} (see {run_dir / "client-check.log"}): {short(output.strip()[-300:])}')
+        return result
+    report = json.loads(report_path.read_text(encoding='utf-8'))
+    for r in report.get('results', []):
+        result.counts[r['outcome']] = result.counts.get(r['outcome'], 0) + 1
+    diffs = []
+    if expected is None:
+        diffs.append(f'no expectation recorded for the {run} run in clients/expected/{name}.yaml')
+    seen, by_id = client_findings(report)
+    for outcome in CLIENT_OUTCOMES:
+        want = (expected or {}).get(outcome, {})
+        for check_id in sorted(set(seen[outcome]) - set(want)):
+            diffs.append(f'unexpected {outcome} {check_id}: {short(seen[outcome][check_id])}')
+        for check_id in sorted(set(want) - set(seen[outcome])):
+            now = by_id.get(check_id, {}).get('outcome', 'absent from the report')
+            diffs.append(f'expected {outcome} {check_id} now {"passes" if now == "pass" else "is " + now}')
+    if run == 'plain':
+        # The mock, driven by a client its authors did not write, answers every method as the SDK expects.
+        client_log = run_dir / 'client.log'
+        lines = script_lines(client_log.read_text(encoding='utf-8', errors='replace') if client_log.exists() else '')
+        diffs += [f'the mock failed the SDK client: {line}' for line in lines['FAIL'] + lines['skip']]
+        if len(lines['ok']) != 11:
+            diffs.append(f'the SDK client reported {len(lines["ok"])} methods ok, expected 11 (see {client_log})')
+    if diffs:
+        result.status = 'differs'
+        result.lines = diffs
+    return result
 
 
 def run_clients(kit: Path, out: Path, args: argparse.Namespace) -> list[ClientResult]:
-    clients = [
-        ('python-sdk client', [str(INTEROP / '.venv' / 'bin' / 'python'), str(INTEROP / 'clients' / 'python_client.py')]),
-        ('js-sdk client', ['node', str(INTEROP / 'clients' / 'js_client.mjs')]),
-    ]
     results = []
-    client_dir = out / 'clients'
-    shutil.rmtree(client_dir, ignore_errors=True)
-    client_dir.mkdir(parents=True)
-    try:
-        mock, url = start_server(
-            'a2a-conform mock',
-            [str(kit), 'mock', '--port', '0', '--extended-card-token', MOCK_TOKEN, '--allow-loopback-webhooks'],
-            client_dir / 'mock.log',
-            args.start_timeout,
-        )
-    except Exception as error:  # noqa: BLE001
-        broken = ClientResult('mock', 'broken', [str(error)])
-        return [broken]
-    try:
-        for name, argv in clients:
-            result = ClientResult(name)
-            slug = name.split()[0]
-            code, output = run_bounded(
-                argv + [url, '--token', MOCK_TOKEN], client_dir / f'{slug}.log', args.run_bound
-            )
-            for line in output.splitlines():
-                word = line.split(' ', 1)[0]
-                if word in ('ok', 'FAIL', 'skip'):
-                    result.counts[word] = result.counts.get(word, 0) + 1
-                    if word != 'ok':
-                        result.lines.append(line)
-            if code is None:
-                result.status = 'broken'
-                result.lines.append(f'did not finish within {args.run_bound:.0f} s')
-            elif code != 0 or result.counts.get('FAIL'):
-                result.status = 'differs'
-                if not result.lines:
-                    tail = output.strip().splitlines()[-3:]
-                    result.lines.append(f'exit {code}: ' + ' | '.join(tail))
-            elif sum(result.counts.values()) != 11:
-                result.status = 'differs'
-                result.lines.append(f'reported {sum(result.counts.values())} methods, expected 11')
+    for name in CLIENTS:
+        try:
+            expected = load_client_expected(INTEROP / 'clients' / 'expected' / f'{name}.yaml')
+        except ExpectationError as error:
+            results.append(ClientResult(name, '-', 'broken', [str(error)]))
+            continue
+        for run in CLIENT_RUNS:
+            log(f'== {name} client · {run}')
+            result = client_run(kit, name, run, out, expected.get(run), args)
             results.append(result)
-    finally:
-        stop_server(mock)
+            log(f'   {result.status} in {result.seconds:.1f} s')
     return results
 
 
@@ -450,7 +530,8 @@ def main() -> int:
                         help='the a2a-conform binary (default: target/release/a2a-conform)')
     parser.add_argument('--peer', action='append', help='run only this peer (repeatable)')
     parser.add_argument('--out', default=str(INTEROP / 'out'), help='output folder (default: interop/out)')
-    parser.add_argument('--no-clients', action='store_true', help='skip the SDK clients against the mock')
+    parser.add_argument('--no-clients', action='store_true', help='skip grading the SDK clients (client-check)')
+    parser.add_argument('--no-peers', action='store_true', help='grade only the SDK clients')
     parser.add_argument('--check-timeout', type=int, default=10, help='the kit\'s --timeout (s)')
     parser.add_argument('--patience', type=int, default=5, help='the kit\'s --patience (s)')
     parser.add_argument('--start-timeout', type=float, default=30, help='bound on a peer printing its URL (s)')
@@ -464,7 +545,7 @@ def main() -> int:
         log(f'interop: {kit} not found; run `cargo build --release` first (or pass --kit)')
         return 2
     out = Path(args.out).resolve()
-    peers = sorted(p for p in PEERS.iterdir() if (p / 'start').exists())
+    peers = [] if args.no_peers else sorted(p for p in PEERS.iterdir() if (p / 'start').exists())
     if args.peer:
         unknown = set(args.peer) - {p.name for p in peers}
         if unknown:
@@ -515,7 +596,7 @@ def main() -> int:
                     log(f'      {line}')
     for client in clients:
         counts = ', '.join(f'{n} {o}' for o, n in sorted(client.counts.items()))
-        log(f'  {client.name:<20} {client.status:<11} {counts}')
+        log(f'  {client.name + " client":<20} {client.run:<20} {client.status:<11}' + (f'  [{counts}]' if counts else ''))
         if client.status != 'ok':
             failed = True
             for line in client.lines:

@@ -108,6 +108,8 @@ fn the_reference_client_passes_every_client_check_under_each_scenario() {
         (&["--scenario", "drop-stream"], "CLIENT-RESUB-001"),
         (&["--scenario", "unknown-fields"], "CLIENT-UNKNOWN-001"),
         (&["--scenario", "duplicate-event-ids"], "CLIENT-VERSION-001"),
+        // The card declares no streaming: the reference client sends SendMessage instead.
+        (&["--scenario", "core-only"], "CLIENT-VERSION-001"),
     ];
     for (i, (scenario, exercised)) in cases.iter().enumerate() {
         let dir = tmp.join(i.to_string());
@@ -217,6 +219,45 @@ async fn a_follow_up_that_continues_the_waiting_task_passes_and_one_that_starts_
     let report = check_in_process(&scenario("input-required"), forgetful).await.unwrap();
     assert_eq!(failed(&report), vec![("CLIENT-INPUT-001".to_owned(), Outcome::Info)]);
     assert!(result(&report, "CLIENT-INPUT-001").failure.as_ref().unwrap().message.contains("carries no taskId"));
+}
+
+/// §3.3.4: a client that streams from a card declaring no streaming is warned, naming the call;
+/// the same calls to the mock's usual card pass.
+#[tokio::test]
+async fn optional_operations_a_card_does_not_declare_are_reported() {
+    let streams = |url: String| async move {
+        let http = reqwest::Client::new();
+        let _ = http.get(format!("{url}/.well-known/agent-card.json")).send().await;
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+                          "params": {"message": message("m-1", "hello", None)}});
+        let r = http.post(format!("{url}/rpc")).header("A2A-Version", "1.0").json(&body).send().await.unwrap();
+        let _ = r.bytes().await;
+    };
+    let report = check_in_process(&scenario("core-only"), streams).await.unwrap();
+    assert_eq!(failed(&report), vec![("CLIENT-CAPS-001".to_owned(), Outcome::Warn)]);
+    assert!(result(&report, "CLIENT-CAPS-001").failure.as_ref().unwrap().message.contains("SendStreamingMessage"));
+    let report = check_in_process(&ClientCheckOptions::new(Vec::new()), streams).await.unwrap();
+    assert_eq!(result(&report, "CLIENT-CAPS-001").outcome, Outcome::Pass);
+    assert_eq!(failed(&report), Vec::new());
+}
+
+/// A SubscribeToTask on a task that already completed is reported (CLIENT-TERMINAL-001); one the
+/// mock refuses because its card declares no streaming is CLIENT-CAPS-001's alone, though both
+/// answers are -32004.
+#[tokio::test]
+async fn a_subscription_to_a_finished_task_is_reported_and_a_refused_stream_is_not_mistaken_for_one() {
+    let late = |url: String| async move {
+        let http = reqwest::Client::new();
+        let r = call(&http, &url, "SendMessage", json!({"message": message("m-1", "hello", None)})).await;
+        let task = r.pointer("/result/task/id").and_then(Value::as_str).unwrap().to_owned();
+        let answer = call(&http, &url, "SubscribeToTask", json!({"id": task})).await;
+        assert_eq!(answer.pointer("/error/code"), Some(&json!(-32004)), "{answer}");
+    };
+    let report = check_in_process(&ClientCheckOptions::new(Vec::new()), late).await.unwrap();
+    assert_eq!(failed(&report), vec![("CLIENT-TERMINAL-001".to_owned(), Outcome::Info)]);
+
+    let report = check_in_process(&scenario("core-only"), late).await.unwrap();
+    assert_eq!(failed(&report), vec![("CLIENT-CAPS-001".to_owned(), Outcome::Warn)]);
 }
 
 /// Only tasks the mock saw stop are judged: a client whose messages choose other behaviours (the

@@ -116,11 +116,15 @@ pub struct ClientOptions {
     /// Most response-body bytes read.
     #[arg(long, default_value_t = 4 * 1024 * 1024)]
     pub max_body_bytes: usize,
+    /// Call a streaming operation even when the card does not declare `capabilities.streaming`
+    /// (by default `stream` then sends SendMessage and `subscribe` refuses, §3.3.4).
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl Default for ClientOptions {
     fn default() -> Self {
-        ClientOptions { headers: Vec::new(), timeout: 10, max_body_bytes: 4 * 1024 * 1024 }
+        ClientOptions { headers: Vec::new(), timeout: 10, max_body_bytes: 4 * 1024 * 1024, force: false }
     }
 }
 
@@ -257,7 +261,7 @@ pub async fn run_with_output(
     for note in &discovery.notes {
         writeln!(err, "note: {}", r.redact(note))?;
     }
-    let Some((method, params, streaming)) = call(&cmd) else {
+    let Some((mut method, params, mut streaming)) = call(&cmd) else {
         if discovery.interface.is_some() {
             selected(&discovery, err, &r)?;
         }
@@ -267,6 +271,20 @@ pub async fn run_with_output(
     let Some(iface) = selected(&discovery, err, &r)? else {
         return Ok(2);
     };
+    // §3.3.4: "Clients SHOULD validate capability support by examining the Agent Card before
+    // attempting operations that require optional capabilities."
+    let declares_streaming = discovery.card.pointer("/capabilities/streaming") == Some(&Value::Bool(true));
+    if streaming && !declares_streaming && !opts.force {
+        if method != "SendStreamingMessage" {
+            writeln!(
+                err,
+                "error: the card does not declare capabilities.streaming, so {method} is not offered (--force sends it anyway)"
+            )?;
+            return Ok(2);
+        }
+        writeln!(err, "note: the card does not declare capabilities.streaming: sending SendMessage instead")?;
+        (method, streaming) = ("SendMessage", false);
+    }
     let params = with_tenant(params, iface.0.as_deref().unwrap_or(""));
     let id = new_id();
     if streaming {

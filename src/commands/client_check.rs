@@ -410,6 +410,7 @@ pub fn observed(requests: &[RecordedRequest], card: &Value) -> Vec<Value> {
                 "body": r.body,
                 "params": r.body.get("params").cloned().unwrap_or(Value::Null),
                 "interface": {"tenant": tenant},
+                "capabilities": card.get("capabilities").cloned().unwrap_or_else(|| json!({})),
                 "answer": r.answer.as_ref().map(|a| json!({"status": a.status, "content_type": a.content_type, "body": a.body})),
             })
         })

@@ -106,7 +106,7 @@ fn judge<'a>(o: &Observe, selected: &[&'a Value], obs: &'a Observation) -> Judge
             if let Some(m) = assert::check(Some(r), each, "").into_iter().next() {
                 return Judged::Violation(
                     Failure {
-                        message: format!("{}: {}", describe(r), m.message),
+                        message: format!("{}: {}", describe(r), o.explain.as_deref().unwrap_or(&m.message)),
                         step_id: Some(seq_of(r)),
                         pointer: Some(m.pointer),
                         expected: Some(m.expected),

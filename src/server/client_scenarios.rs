@@ -44,6 +44,10 @@ pub struct MockSettings {
     /// The card's interface on another host.
     #[serde(default)]
     pub interface_elsewhere: bool,
+    /// Declare (and serve) only the core methods: no streaming, no push notifications, no
+    /// extended card; the mock answers those operations with the errors §3.3.4 names.
+    #[serde(default)]
+    pub core_only: bool,
 }
 
 /// A scenario file that cannot be used, or a name no scenario has.
@@ -117,6 +121,11 @@ impl ClientScenario {
             }
             config.extensions.extend(m.extensions.iter().cloned());
             config.interface_elsewhere |= m.interface_elsewhere;
+            if m.core_only {
+                config.streaming = false;
+                config.push_notifications = false;
+                config.extended_card = super::ExtendedCard::Off;
+            }
             if !sc.mutations.is_empty() {
                 config.faults.push(Arc::new(Fault {
                     id: format!("CLIENT-SCENARIO-{}", sc.name.to_ascii_uppercase()),

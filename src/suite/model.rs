@@ -135,6 +135,10 @@ pub struct Observe {
     /// Every selected request satisfies it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub each: Option<Value>,
+    /// With `each`: what a request that does not satisfy it did, in plain words, said in the
+    /// finding instead of the assertion's own mismatch (which, for an `any_of`, names no cause).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<String>,
     /// At least one selected request satisfies it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub some: Option<Value>,
