@@ -392,6 +392,7 @@ CLIENT_RUNS = {
     'duplicate-event-ids': ['duplicate-event-ids'],
     'drop-stream': ['drop-stream'],
     'core-only': ['core-only'],
+    'task-not-found': ['task-not-found'],
 }
 # A client check's findings: info ones too, since most client checks are reported, not scored.
 CLIENT_OUTCOMES = ('fail', 'warn', 'error', 'info')

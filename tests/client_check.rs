@@ -110,6 +110,7 @@ fn the_reference_client_passes_every_client_check_under_each_scenario() {
         (&["--scenario", "duplicate-event-ids"], "CLIENT-VERSION-001"),
         // The card declares no streaming: the reference client sends SendMessage instead.
         (&["--scenario", "core-only"], "CLIENT-VERSION-001"),
+        (&["--scenario", "task-not-found"], "CLIENT-RETRY-001"),
     ];
     for (i, (scenario, exercised)) in cases.iter().enumerate() {
         let dir = tmp.join(i.to_string());
