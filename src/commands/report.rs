@@ -1,12 +1,14 @@
-//! `a2a-conform report`: a saved `report.json` rendered in another format, and two reports
-//! compared. Every rendering is computed from the report, as during a run.
+//! `a2a-conform report`: a saved `report.json` rendered in another format, two reports compared,
+//! and the outputs of registry shards merged. Every rendering is computed from the report, as
+//! during a run.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
 use crate::report::compare;
 use crate::report::files::Format;
+use crate::report::index;
 use crate::report::json::{self, Report};
 
 /// Reads a `report.json` ([`json::parse_report`]): reports of an older minor version of the format
@@ -57,4 +59,31 @@ pub fn diff(old: &Path, new: &Path, json: bool) -> anyhow::Result<i32> {
         print_stdout(&compare::to_text(&d, &old.display().to_string(), &new.display().to_string()))?;
     }
     Ok(d.exit_code())
+}
+
+/// `report merge DIR... --out OUT`: the shard outputs in `dirs` merged into `out` (one index of
+/// every agent, their folders copied). A shard set with a shard missing is merged, with a warning:
+/// the index then lacks that shard's agents.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<i32> {
+    let mut shards = Vec::new();
+    for dir in dirs {
+        shards.push(index::read_index(dir)?.shard);
+    }
+    if let Some((missing, count)) = index::missing_shards(&shards) {
+        let missing: Vec<String> = missing.iter().map(u32::to_string).collect();
+        eprintln!("warning: shard(s) {} of {count} not given: the merged index lacks their agents", missing.join(", "));
+    }
+    let merged = index::merge(dirs, out)?;
+    let s = &merged.summary;
+    eprintln!(
+        "merged {} shard(s) into {}: {} agent(s), {} conformant, {} non-conformant, {} inconclusive, {} error",
+        dirs.len(),
+        out.join(index::files::INDEX_JSON).display(),
+        s.agents,
+        s.conformant,
+        s.non_conformant,
+        s.inconclusive,
+        s.errored
+    );
+    Ok(0)
 }
