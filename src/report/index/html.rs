@@ -457,8 +457,11 @@ const SCRIPT: &str = r#"
     el.addEventListener('input', remember);
     el.addEventListener('change', remember);
   });
+  // A link such as a requirement's `#q=core-send-001` filters, and brings the agents into view.
   window.addEventListener('hashchange', function () {
-    if (read()) apply(); else reveal();
+    if (!read()) return reveal();
+    apply();
+    document.getElementById('agents').scrollIntoView();
   });
   read();
   apply();
