@@ -285,6 +285,17 @@ pub enum ReportCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Merge the outputs of registry shards (`check --targets`, one run per shard: each a folder with
+    /// index.json and one folder per agent) into OUT: every agent's folder copied, one index.json,
+    /// index.html and junit.xml. An agent in two shards is refused. Exit 0, or 2 on an error.
+    Merge {
+        /// Shard output folders.
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+        /// The merged folder (may be one of the DIRs).
+        #[arg(long, value_name = "OUT")]
+        out: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -701,6 +712,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
             report::render(&report, format.into(), output.as_deref())
         }
         Command::Report { command: ReportCommand::Diff { old, new, json } } => report::diff(&old, &new, json),
+        Command::Report { command: ReportCommand::Merge { dirs, out } } => report::merge(&dirs, &out),
         Command::Coverage { json, gaps } => coverage::run_command(json, gaps),
         Command::Client { command, options } => crate::commands::client::run(command, options).await,
         Command::Card { command, options } => Ok(crate::commands::card::run(command, options).await),

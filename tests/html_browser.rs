@@ -1,5 +1,6 @@
-//! The HTML report in a real headless browser: the page's script runs, filters the table from the
-//! address (`#outcome=fail`), and the page renders to a screenshot, all offline. Skipped (with a
+//! The HTML report and the registry's index page in a real headless browser: the page's script runs,
+//! filters the table from the address (`#outcome=fail`, `#status=non_conformant`), the index sorts
+//! from it (`#sort=-fails`), and the pages render to a screenshot, all offline. Skipped (with a
 //! note on stderr) when no Chromium is installed: `apt-get install -y chromium`, or point
 //! `A2A_CONFORM_CHROMIUM` at a browser binary.
 
@@ -9,7 +10,10 @@ use std::time::{Duration, Instant};
 
 use a2a_conform::report::Outcome;
 use a2a_conform::report::html::to_html;
+use a2a_conform::report::index::{AgentStatus, Index, write_index};
 
+#[path = "common/registry.rs"]
+mod registry;
 #[path = "common/sample.rs"]
 mod sample;
 
@@ -114,6 +118,75 @@ fn the_page_filters_and_renders_in_a_headless_browser() {
         &browser,
         &profile,
         &[format!("--screenshot={}", png.display()), "--window-size=1280,1600".into(), "--hide-scrollbars".into()],
+        &url,
+    );
+    let bytes = std::fs::read(&png).expect("the browser wrote a screenshot");
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(bytes.len() > 20_000, "a blank page? {} bytes", bytes.len());
+    eprintln!("screenshot: {}", png.display());
+}
+
+/// The rows of the agents table in a DOM dump, in document order: (anchor, hidden).
+fn agent_rows(dom: &str) -> Vec<(String, bool)> {
+    let re = regex::Regex::new(r#"<tr id="a-([^"]+)"([^>]*)>"#).unwrap();
+    re.captures_iter(dom).map(|c| (c[1].to_owned(), c[2].contains("hidden"))).collect()
+}
+
+fn shown(rows: &[(String, bool)]) -> Vec<&str> {
+    rows.iter().filter(|(_, hidden)| !hidden).map(|(id, _)| id.as_str()).collect()
+}
+
+#[test]
+fn the_index_page_filters_and_sorts_from_the_address_in_a_headless_browser() {
+    let Some(browser) = browser() else {
+        eprintln!("skipped: no Chromium found (apt-get install -y chromium, or set A2A_CONFORM_CHROMIUM)");
+        return;
+    };
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("index-browser-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.join("out");
+    let mut entries = Vec::new();
+    for shard in registry::shards() {
+        entries.extend(registry::write_agents(&out, &shard));
+    }
+    let index = Index::build(entries, None);
+    write_index(&out, &index).unwrap();
+    let url = format!("file://{}", out.join("index.html").display());
+    let profile = dir.join("profile");
+    let dump = |fragment: &str| headless(&browser, &profile, &["--dump-dom".into()], &format!("{url}{fragment}"));
+
+    // Unfiltered: the script ran, every agent shows, by name, and nothing an agent wrote became markup.
+    let dom = dump("");
+    assert!(dom.contains("data-ready=\"true\""), "the page's script did not run:\n{dom}");
+    let rows = agent_rows(&dom);
+    assert_eq!(shown(&rows), ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]);
+    assert!(dom.contains("6 of 6 agents shown"), "{dom}");
+    assert!(!dom.contains("<img"), "an agent's text became markup:\n{dom}");
+    assert!(dom.contains("href=\"alpha/report.html\""), "{dom}");
+
+    // Filtered by status from the address.
+    let dom = dump("#status=non_conformant");
+    let non_conformant: Vec<&str> =
+        index.agents.iter().filter(|a| a.status == AgentStatus::NonConformant).map(|a| a.name.as_str()).collect();
+    assert_eq!(shown(&agent_rows(&dom)), non_conformant);
+    assert_eq!(non_conformant, ["alpha", "echo"]);
+    assert!(dom.contains("2 of 6 agents shown"), "{dom}");
+
+    // By text: a check id finds the agents it fails on; a URL finds its agent.
+    assert_eq!(shown(&agent_rows(&dump("#q=core-hostile-001"))), ["alpha", "echo"]);
+    assert_eq!(shown(&agent_rows(&dump("#q=charlie.example"))), ["charlie"]);
+    assert_eq!(shown(&agent_rows(&dump("#status=conformant&q=foxtrot"))), ["foxtrot"]);
+
+    // Sorted from the address: most fails first (ties by name), and the worst status first.
+    assert_eq!(shown(&agent_rows(&dump("#sort=-fails"))), ["alpha", "echo", "bravo", "charlie", "delta", "foxtrot"]);
+    assert_eq!(shown(&agent_rows(&dump("#sort=status"))), ["delta", "alpha", "echo", "charlie", "bravo", "foxtrot"]);
+
+    // And it draws.
+    let png = dir.join("index.png");
+    headless(
+        &browser,
+        &profile,
+        &[format!("--screenshot={}", png.display()), "--window-size=1280,1400".into(), "--hide-scrollbars".into()],
         &url,
     );
     let bytes = std::fs::read(&png).expect("the browser wrote a screenshot");

@@ -1,40 +1,25 @@
-//! `a2a-conform report`: a saved `report.json` rendered in another format, and two reports
-//! compared. Every rendering is computed from the report, as during a run.
+//! `a2a-conform report`: a saved `report.json` rendered in another format, two reports compared,
+//! and the outputs of registry shards merged. Every rendering is computed from the report, as
+//! during a run.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
 use crate::report::compare;
 use crate::report::files::Format;
-use crate::report::json::{Report, SCHEMA_VERSION};
+use crate::report::index;
+use crate::report::json::{self, Report};
 
-/// Reads a `report.json`. Reports of an older minor version of the format read as well (additive
-/// changes only); another major version is refused.
+/// Reads a `report.json` ([`json::parse_report`]): reports of an older minor version of the format
+/// read as well; another major version is refused.
 pub fn read_report(path: &Path) -> anyhow::Result<Report> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
-    let version = value.get("schema_version").and_then(|v| v.as_str()).unwrap_or("").to_owned();
-    let version = version.as_str();
-    let major = |v: &str| v.split('.').next().map(str::to_owned);
-    if version.is_empty() || major(version) != major(SCHEMA_VERSION) {
-        anyhow::bail!(
-            "{}: report schema version {:?} is not supported (this kit reads {}.x reports)",
-            path.display(),
-            version,
-            major(SCHEMA_VERSION).unwrap_or_default()
-        );
+    match json::parse_report(&text) {
+        Ok(report) => Ok(report),
+        Err(e @ json::ParseError::Version { .. }) => anyhow::bail!("{}: {e}", path.display()),
+        Err(e) => anyhow::bail!("{} {e}", path.display()),
     }
-    let mut report: Report =
-        serde_json::from_value(value).with_context(|| format!("{} is not an a2a-conform report", path.display()))?;
-    // Before 1.4.0 a report carried no causes and no graded figures: they are computed from its
-    // results, as the run would have.
-    let minor = |v: &str| v.split('.').nth(1).and_then(|m| m.parse::<u32>().ok()).unwrap_or(0);
-    if minor(version) < 4 {
-        report.derive();
-    }
-    Ok(report)
 }
 
 /// `report render REPORT --format F [--output FILE]`: prints the rendering, or writes it.
@@ -74,4 +59,31 @@ pub fn diff(old: &Path, new: &Path, json: bool) -> anyhow::Result<i32> {
         print_stdout(&compare::to_text(&d, &old.display().to_string(), &new.display().to_string()))?;
     }
     Ok(d.exit_code())
+}
+
+/// `report merge DIR... --out OUT`: the shard outputs in `dirs` merged into `out` (one index of
+/// every agent, their folders copied). A shard set with a shard missing is merged, with a warning:
+/// the index then lacks that shard's agents.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<i32> {
+    let mut shards = Vec::new();
+    for dir in dirs {
+        shards.push(index::read_index(dir)?.shard);
+    }
+    if let Some((missing, count)) = index::missing_shards(&shards) {
+        let missing: Vec<String> = missing.iter().map(u32::to_string).collect();
+        eprintln!("warning: shard(s) {} of {count} not given: the merged index lacks their agents", missing.join(", "));
+    }
+    let merged = index::merge(dirs, out)?;
+    let s = &merged.summary;
+    eprintln!(
+        "merged {} shard(s) into {}: {} agent(s), {} conformant, {} non-conformant, {} inconclusive, {} error",
+        dirs.len(),
+        out.join(index::files::INDEX_JSON).display(),
+        s.agents,
+        s.conformant,
+        s.non_conformant,
+        s.inconclusive,
+        s.errored
+    );
+    Ok(0)
 }

@@ -301,6 +301,35 @@ pub fn build_report(info: &RunInfo, results: &[CheckResult], duration_ms: u64) -
     }
 }
 
+/// Why a text is not a report this kit reads.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    #[error("is not JSON: {0}")]
+    NotJson(serde_json::Error),
+    #[error("report schema version {found:?} is not supported (this kit reads {major}.x reports)")]
+    Version { found: String, major: String },
+    #[error("is not an a2a-conform report: {0}")]
+    NotAReport(serde_json::Error),
+}
+
+/// Reads a `report.json` text. Reports of an older minor version of the format read as well
+/// (additive changes only); another major version is refused. A report before 1.4.0 carried no
+/// causes and no graded figures: they are computed from its results, as the run would have.
+pub fn parse_report(text: &str) -> Result<Report, ParseError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(ParseError::NotJson)?;
+    let version = value.get("schema_version").and_then(|v| v.as_str()).unwrap_or("").to_owned();
+    let major = |v: &str| v.split('.').next().unwrap_or("").to_owned();
+    if version.is_empty() || major(&version) != major(SCHEMA_VERSION) {
+        return Err(ParseError::Version { found: version, major: major(SCHEMA_VERSION) });
+    }
+    let mut report: Report = serde_json::from_value(value).map_err(ParseError::NotAReport)?;
+    let minor = |v: &str| v.split('.').nth(1).and_then(|m| m.parse::<u32>().ok()).unwrap_or(0);
+    if minor(&version) < 4 {
+        report.derive();
+    }
+    Ok(report)
+}
+
 /// The report as pretty-printed JSON with a trailing newline.
 pub fn to_json_string(report: &Report) -> String {
     // Serializing plain data with string keys cannot fail.

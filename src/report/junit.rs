@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
-use super::json::Report;
+use super::json::{Report, ReportResult};
 use super::model::{BaselineStatus, CheckResult, Outcome};
 use super::quotes;
 
@@ -22,36 +22,52 @@ pub fn to_junit(report: &Report) -> String {
         let mut suite = TestSuite::new(profile);
         let mut time = 0;
         for rr in report.results.iter().filter(|r| r.result.profile == profile) {
-            let r = &rr.result;
-            time += r.duration_ms;
-            let mut case = test_case(r);
-            let reason = report.baseline.as_ref().and_then(|b| b.entry(&r.id)).map_or("", |e| e.reason.as_str());
-            match rr.baseline_status {
-                Some(BaselineStatus::Accepted) if r.outcome == Outcome::Fail => {
-                    let mut status = TestCaseStatus::skipped();
-                    status.set_message(format!("accepted by the baseline: {reason}"));
-                    status.set_description(detail(r));
-                    case.status = status;
-                }
-                Some(BaselineStatus::Stale) => {
-                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                    status.set_message("stale baseline entry: the check passes; remove it from the baseline");
-                    status.set_type("baseline");
-                    status.set_description(format!("baseline reason: {reason}"));
-                    case.status = status;
-                }
-                _ => {}
-            }
-            if let Some(b) = rr.baseline_status {
-                case.add_property(Property::new("baseline_status", b.as_str()));
-            }
-            suite.add_test_case(case);
+            time += rr.result.duration_ms;
+            suite.add_test_case(report_case(report, rr));
         }
         suite.set_time(ms(time));
         junit.add_test_suite(suite);
     }
     // Serializing owned strings into a Vec cannot fail short of allocation failure.
     junit.to_string().expect("JUnit serializes")
+}
+
+/// Every check of `report` as a test case, profile by profile (the cases of [`to_junit`]'s suites,
+/// in its order), for a rendering that puts one report in one suite.
+pub fn test_cases(report: &Report) -> Vec<TestCase> {
+    report
+        .profiles_in_order()
+        .into_iter()
+        .flat_map(|p| report.results.iter().filter(move |r| r.result.profile == p))
+        .map(|rr| report_case(report, rr))
+        .collect()
+}
+
+/// One check's case, with the baseline's overlay: an accepted failure is skipped, a stale entry fails.
+fn report_case(report: &Report, rr: &ReportResult) -> TestCase {
+    let r = &rr.result;
+    let mut case = test_case(r);
+    let reason = report.baseline.as_ref().and_then(|b| b.entry(&r.id)).map_or("", |e| e.reason.as_str());
+    match rr.baseline_status {
+        Some(BaselineStatus::Accepted) if r.outcome == Outcome::Fail => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(format!("accepted by the baseline: {reason}"));
+            status.set_description(detail(r));
+            case.status = status;
+        }
+        Some(BaselineStatus::Stale) => {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            status.set_message("stale baseline entry: the check passes; remove it from the baseline");
+            status.set_type("baseline");
+            status.set_description(format!("baseline reason: {reason}"));
+            case.status = status;
+        }
+        _ => {}
+    }
+    if let Some(b) = rr.baseline_status {
+        case.add_property(Property::new("baseline_status", b.as_str()));
+    }
+    case
 }
 
 fn ms(ms: u64) -> Duration {

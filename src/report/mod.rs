@@ -2,7 +2,7 @@
 //! renderings (JSON report, JUnit, terminal view, ACTS subset, JSON lines, HTML, SARIF, Markdown),
 //! the findings by root cause (fingerprint, causes, headline) and what a verdict rests on (graded),
 //! the spec's words as the text renderings show them (quotes), the baseline overlay, report diffs and
-//! the progress bar.
+//! the progress bar; the index of a registry run (many agents, and shards merged).
 
 pub mod acts;
 pub mod baseline;
@@ -16,6 +16,7 @@ pub mod fingerprint;
 pub mod graded;
 pub mod headline;
 pub mod html;
+pub mod index;
 pub mod json;
 pub mod junit;
 pub mod lines;
