@@ -9,6 +9,7 @@ use crate::client::http::ClientConfig;
 use crate::commands::card::{CardCommand, CardOptions};
 use crate::commands::check::{self, CheckOptions, Output};
 use crate::commands::client::{ClientCommand, ClientOptions, parse_headers};
+use crate::commands::registry::{self, FailOn, shard::ShardSpec, targets::BehaviorSource};
 use crate::commands::{bench, client_check, coverage, mock, report, selftest};
 use crate::protocol::limits::Limits;
 use crate::report::baseline::Baseline;
@@ -261,6 +262,34 @@ pub struct CheckArgs {
     /// No colours in the summary.
     #[arg(long)]
     pub no_color: bool,
+    /// Check every agent of a targets file (YAML or JSON: each with url and optional name,
+    /// profiles, prompt, behaviors, rpc_url, allow_hosts, headers and header_b given as the NAMES
+    /// of environment variables, labels). Each agent's report goes to OUT/<name>/, then
+    /// OUT/index.json, index.html and junit.xml.
+    #[arg(long, value_name = "FILE", conflicts_with = "url")]
+    pub targets: Option<PathBuf>,
+    /// With --targets: agents checked at once [default: 8 per core, at most 64].
+    #[arg(long, requires = "targets")]
+    pub parallel: Option<usize>,
+    /// With --targets: agents of one host (host:port) checked at once; 0 for no limit.
+    #[arg(long, default_value_t = 4, requires = "targets")]
+    pub per_host: usize,
+    /// With --targets: check only the K-th of N shards (1-based K, e.g. 2/4). A target's shard
+    /// follows from its name alone, so every target is in exactly one shard whatever the order of
+    /// the file. Merge the shards' outputs with `a2a-conform report merge`.
+    #[arg(long, value_name = "K/N", requires = "targets")]
+    pub shard: Option<ShardSpec>,
+    /// With --targets: keep the agents whose complete report an earlier run left in OUT/<name>/.
+    #[arg(long, requires = "targets")]
+    pub resume: bool,
+    /// With --targets: the exit status: 1 if any agent is non-conformant (`any`), if more than
+    /// half are (`majority`), or never (`none`).
+    #[arg(long, value_enum, default_value = "any", requires = "targets")]
+    pub fail_on: FailOn,
+    /// Check each agent N times in a row and report, per check, the outcomes that came; a check
+    /// whose outcome changed is a finding of its own (KIT-REPEAT-001).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub repeat: u32,
 }
 
 #[derive(Debug, Subcommand)]
@@ -650,7 +679,10 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
         only: args.only.clone(),
         exclude: args.exclude.clone(),
         strict: args.strict,
-        jobs: args.jobs.unwrap_or(if args.url.is_none() { check::EMBEDDED_JOBS } else { 4 }).max(1),
+        jobs: args
+            .jobs
+            .unwrap_or(if args.url.is_none() && args.targets.is_none() { check::EMBEDDED_JOBS } else { 4 })
+            .max(1),
         timeout: std::time::Duration::from_secs(args.timeout.max(1)),
         patience: std::time::Duration::from_secs(args.patience.max(1)),
         client: ClientConfig { headers, ..ClientConfig::default() },
@@ -679,6 +711,33 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
         progress: !args.quiet && !args.json_lines && std::io::IsTerminal::is_terminal(&std::io::stderr()),
         quiet: args.quiet,
     };
+    if let Some(targets) = &args.targets {
+        let behaviors = match args.behaviors.as_deref() {
+            None => BehaviorSource::Unset,
+            Some("discover") => BehaviorSource::Discover,
+            Some("acts") => BehaviorSource::Acts,
+            Some("none") => BehaviorSource::None,
+            Some(file) => BehaviorSource::Map(PathBuf::from(file)),
+        };
+        let opts = registry::RegistryOptions {
+            targets: targets.clone(),
+            shared: registry::agent::Shared {
+                base: opts,
+                behaviors,
+                out: output.dir.clone(),
+                formats: output.formats.clone(),
+                repeat: args.repeat.max(1),
+            },
+            parallel: args.parallel.unwrap_or_else(registry::default_parallel).max(1),
+            per_host: args.per_host,
+            shard: args.shard,
+            resume: args.resume,
+            fail_on: args.fail_on,
+            progress: output.progress,
+            quiet: args.quiet,
+        };
+        return Ok(registry::run_command(opts).await);
+    }
     let behaviors = match args.behaviors.as_deref() {
         None | Some("discover") => None,
         Some("acts") => Some(Behaviors::Acts),
@@ -687,6 +746,9 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
             BehaviorMap::load(std::path::Path::new(file)).map_err(|e| anyhow::anyhow!("--behaviors: {e}"))?,
         )),
     };
+    if args.repeat > 1 {
+        return Ok(registry::repeat_one(args.url.is_none(), behaviors, opts, args.repeat, &output).await);
+    }
     Ok(check::run_command(args.url.is_none(), behaviors, opts, &output).await)
 }
 

@@ -8,5 +8,6 @@ pub mod client;
 pub mod client_check;
 pub mod coverage;
 pub mod mock;
+pub mod registry;
 pub mod report;
 pub mod selftest;
