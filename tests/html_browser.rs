@@ -28,6 +28,21 @@ fn browser() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The browser, or `None` (the test skips, saying so) when none is installed; `.ci/run` installs
+/// one and sets `A2A_CONFORM_REQUIRE_BROWSER`, so that in CI a missing browser fails the test
+/// instead of passing it unseen.
+fn browser_or_skip() -> Option<PathBuf> {
+    let found = browser();
+    if found.is_none() {
+        assert!(
+            std::env::var_os("A2A_CONFORM_REQUIRE_BROWSER").is_none(),
+            "A2A_CONFORM_REQUIRE_BROWSER is set and no Chromium was found"
+        );
+        eprintln!("skipped: no Chromium found (apt-get install -y chromium, or set A2A_CONFORM_CHROMIUM)");
+    }
+    found
+}
+
 /// Runs the browser headless on `url` with `extra` arguments; returns stdout. Bounded: a browser that
 /// hangs fails the test instead of stalling the suite.
 fn headless(browser: &Path, profile: &Path, extra: &[String], url: &str) -> String {
@@ -79,8 +94,7 @@ fn rows(dom: &str) -> Vec<(String, bool)> {
 
 #[test]
 fn the_page_filters_and_renders_in_a_headless_browser() {
-    let Some(browser) = browser() else {
-        eprintln!("skipped: no Chromium found (apt-get install -y chromium, or set A2A_CONFORM_CHROMIUM)");
+    let Some(browser) = browser_or_skip() else {
         return;
     };
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("html-browser-{}", std::process::id()));
@@ -138,8 +152,7 @@ fn shown(rows: &[(String, bool)]) -> Vec<&str> {
 
 #[test]
 fn the_index_page_filters_and_sorts_from_the_address_in_a_headless_browser() {
-    let Some(browser) = browser() else {
-        eprintln!("skipped: no Chromium found (apt-get install -y chromium, or set A2A_CONFORM_CHROMIUM)");
+    let Some(browser) = browser_or_skip() else {
         return;
     };
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("index-browser-{}", std::process::id()));
