@@ -221,9 +221,10 @@ async fn a_silent_agent_delays_no_other_beyond_its_own_bounds() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// An agent whose answers differ between identical runs (here: a front that sends each run, told
-/// apart by its card fetch, alternately to a faithful and a faulty mock) gets KIT-REPEAT-001, and
-/// the index names its flaky check with the outcomes seen.
+/// An agent whose answers differ between identical runs (here: a front that sends each run to a
+/// faithful and a faulty mock in turn) gets KIT-REPEAT-001, and the index names its flaky check
+/// with the outcomes seen. A run is told apart by its card fetches: a first run through the front
+/// counts how many one run makes.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_agent_whose_verdicts_flip_between_identical_runs_is_reported_flaky() {
     let dir = tempdir("repeat");
@@ -236,7 +237,15 @@ async fn an_agent_whose_verdicts_flip_between_identical_runs_is_reported_flaky()
         front.addr,
         steady.url()
     );
-    let mut opts = options(&dir, &write(&dir.join("targets.yaml"), &text));
+    let targets = write(&dir.join("targets.yaml"), &text);
+    let mut opts = options(&dir, &targets);
+    opts.shared.base.only = vec!["KIT-CARD-001".into()];
+    // One run with both sides faithful, to learn how many card fetches a run makes.
+    front.period.store(usize::MAX, Ordering::SeqCst);
+    registry::run(&options_for_calibration(&opts)).await.unwrap();
+    let per_run = front.fetches.swap(0, Ordering::SeqCst);
+    assert!(per_run >= 1);
+    front.period.store(per_run, Ordering::SeqCst);
     opts.shared.repeat = 3;
     let index = registry::run(&opts).await.unwrap();
     let flaky = index.agents.iter().find(|a| a.name == "flaky").unwrap();
@@ -260,10 +269,21 @@ async fn an_agent_whose_verdicts_flip_between_identical_runs_is_reported_flaky()
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A reverse proxy that sends each run to the next of its backends: a GET of the agent card
-/// starts a run, and every request until the next card fetch goes to that run's backend.
+/// The same registry, once, into a folder of its own.
+fn options_for_calibration(opts: &RegistryOptions) -> RegistryOptions {
+    let mut o = opts.clone();
+    o.shared.out = opts.shared.out.with_extension("calibration");
+    o.shared.repeat = 1;
+    o
+}
+
+/// A reverse proxy that sends each run to the next of its backends: runs are counted by card
+/// fetches, `period` of them to a run, and every request goes to the backend of the run of the
+/// last card fetch.
 struct Alternating {
     addr: SocketAddr,
+    period: Arc<AtomicUsize>,
+    fetches: Arc<AtomicUsize>,
 }
 
 impl Alternating {
@@ -274,15 +294,18 @@ impl Alternating {
         #[derive(Clone)]
         struct S {
             backends: Arc<[String; 2]>,
-            runs: Arc<AtomicUsize>,
+            period: Arc<AtomicUsize>,
+            fetches: Arc<AtomicUsize>,
             http: reqwest::Client,
         }
         async fn forward(State(s): State<S>, req: Request) -> Response {
             let path = req.uri().path_and_query().map(|p| p.as_str().to_owned()).unwrap_or_default();
-            if req.method() == axum::http::Method::GET && path.ends_with("/.well-known/agent-card.json") {
-                s.runs.fetch_add(1, Ordering::SeqCst);
-            }
-            let run = s.runs.load(Ordering::SeqCst).saturating_sub(1);
+            let fetch = if req.method() == axum::http::Method::GET && path.ends_with("/.well-known/agent-card.json") {
+                s.fetches.fetch_add(1, Ordering::SeqCst)
+            } else {
+                s.fetches.load(Ordering::SeqCst).saturating_sub(1)
+            };
+            let run = fetch / s.period.load(Ordering::SeqCst).max(1);
             let base = &s.backends[run % 2];
             let (parts, body) = req.into_parts();
             let bytes = axum::body::to_bytes(body, 16 << 20).await.unwrap_or_default();
@@ -303,16 +326,18 @@ impl Alternating {
                 Err(_) => Response::builder().status(502).body(Body::empty()).unwrap(),
             }
         }
+        let (period, fetches) = (Arc::new(AtomicUsize::new(1)), Arc::new(AtomicUsize::new(0)));
         let state = S {
             backends: Arc::new(backends),
-            runs: Arc::default(),
+            period: period.clone(),
+            fetches: fetches.clone(),
             http: reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap(),
         };
         let app = axum::Router::new().fallback(forward).with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await });
-        Alternating { addr }
+        Alternating { addr, period, fetches }
     }
 }
 
