@@ -19,7 +19,10 @@ use crate::server::scenario::Scenario;
 /// Told every state a task enters, after the change, outside the task's lock: how the
 /// client-check recording learns which tasks waited for input or authorization.
 #[derive(Clone)]
-pub struct StateWatch(pub Arc<dyn Fn(&str, TaskState) + Send + Sync>);
+pub struct StateWatch(pub Arc<StateFn>);
+
+/// What a [`StateWatch`] calls: the task's id and the state it entered.
+pub type StateFn = dyn Fn(&str, TaskState) + Send + Sync;
 
 impl std::fmt::Debug for StateWatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
