@@ -7,6 +7,7 @@ pub mod client_scenarios;
 pub mod config;
 pub mod dedup;
 pub mod faults;
+pub mod fleet;
 pub mod ids;
 pub mod methods;
 pub mod peer;
