@@ -17,6 +17,7 @@ use crate::report::files::Format;
 use crate::report::terminal::use_color;
 use crate::server::config::CardSigning;
 use crate::server::faults::FaultCatalogue;
+use crate::server::fleet::FleetConfig;
 use crate::server::{ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
 use crate::suite::behaviors::{BehaviorMap, Behaviors};
 
@@ -512,6 +513,18 @@ pub struct MockArgs {
     /// Print the limits table (flag, value, default, what is bounded, what happens beyond) and exit.
     #[arg(long)]
     pub print_limits: bool,
+    /// Serve N distinct agents on the one listener, agent k under /agents/aNNNN (a0001, ...), each
+    /// with its own card, tasks and faults from the built-in catalogue: about a third faithful,
+    /// the rest one or two faults each. The other flags apply to every agent.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with_all = ["faults", "path_prefix", "name"])]
+    pub fleet: Option<u32>,
+    /// Seed of the fleet's faults: the same seed gives agent k the same faults in a fleet of any size.
+    #[arg(long, value_name = "S", default_value_t = 0, requires = "fleet")]
+    pub fleet_seed: u64,
+    /// Write a targets file (YAML) listing every agent of the fleet with its URL and faults, before
+    /// the first line is printed.
+    #[arg(long, value_name = "FILE", requires = "fleet")]
+    pub targets_out: Option<PathBuf>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -779,6 +792,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Client { command, options } => crate::commands::client::run(command, options).await,
         Command::Card { command, options } => Ok(crate::commands::card::run(command, options).await),
         Command::Mock(args) if args.print_limits => mock::print_limits(&args.to_config()?),
-        Command::Mock(args) => mock::serve(args.to_config()?, SocketAddr::new(args.host, args.port)).await,
+        Command::Mock(args) => match args.fleet {
+            Some(agents) => {
+                let config = FleetConfig { agents: agents as usize, seed: args.fleet_seed, base: args.to_config()? };
+                mock::serve_fleet(config, SocketAddr::new(args.host, args.port), args.targets_out.as_deref()).await
+            }
+            None => mock::serve(args.to_config()?, SocketAddr::new(args.host, args.port)).await,
+        },
     }
 }

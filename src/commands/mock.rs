@@ -3,10 +3,12 @@
 
 use std::io::Write as _;
 use std::net::SocketAddr;
+use std::path::Path;
 
 use anyhow::Context as _;
 
 use crate::server::faults::FaultCatalogue;
+use crate::server::fleet::{Fleet, FleetConfig};
 use crate::server::{MockConfig, MockServer};
 
 /// Serves until Ctrl-C. The first line printed, `listening on URL`, is the contract scripts rely on.
@@ -17,6 +19,34 @@ pub async fn serve(config: MockConfig, addr: SocketAddr) -> anyhow::Result<i32> 
     println!("JSON-RPC:   {}", server.rpc_url());
     std::io::stdout().flush().ok();
     server.run_until_ctrl_c().await;
+    Ok(0)
+}
+
+/// Serves a fleet until Ctrl-C: the targets file first (so that it names the real port), then the
+/// same first line as a single mock, `listening on URL` (the fleet's base URL), and a one-line
+/// summary on stderr.
+pub async fn serve_fleet(config: FleetConfig, addr: SocketAddr, targets_out: Option<&Path>) -> anyhow::Result<i32> {
+    let started = std::time::Instant::now();
+    let fleet = Fleet::bind(config, addr).await.with_context(|| format!("starting the mock fleet on {addr}"))?;
+    let elapsed = started.elapsed();
+    if let Some(path) = targets_out {
+        std::fs::write(path, fleet.targets_yaml()).with_context(|| format!("writing {}", path.display()))?;
+    }
+    println!("listening on {}", fleet.url());
+    std::io::stdout().flush().ok();
+    let agents = fleet.agents();
+    let faithful = agents.iter().filter(|a| a.faults.is_empty()).count();
+    let (first, last) = (&agents[0].name, &agents[agents.len() - 1].name);
+    eprintln!(
+        "fleet: {} agents at {}/agents/{first} .. {last} (seed {}): {faithful} faithful, {} with faults; up in {} ms{}",
+        agents.len(),
+        fleet.url(),
+        fleet.seed(),
+        agents.len() - faithful,
+        elapsed.as_millis(),
+        targets_out.map(|p| format!("; targets in {}", p.display())).unwrap_or_default(),
+    );
+    fleet.run_until_ctrl_c().await;
     Ok(0)
 }
 

@@ -21,7 +21,8 @@ pub struct App {
     /// The public card.
     pub card: CardDocument,
     pub extended_card: Option<CardDocument>,
-    pub scenarios: ScenarioBook,
+    /// Immutable once built: agents of one fleet share it ([`App::with_scenarios`]).
+    pub scenarios: Arc<ScenarioBook>,
     pub store: TaskStore,
     pub push: Arc<PushDispatcher>,
     /// Message ids already used (only consulted with `single_use_message_ids`).
@@ -50,6 +51,13 @@ impl App {
     /// Builds the state for a server reachable at `base_url` (no trailing slash; the path prefix,
     /// if any, included).
     pub fn new(config: MockConfig, base_url: &str) -> Result<Self, MockError> {
+        let scenarios = Arc::new(Self::scenario_book(&config)?);
+        Self::with_scenarios(config, base_url, scenarios)
+    }
+
+    /// The scenarios a mock with `config` runs: the built-ins and `scenario_dir`'s, sleeps scaled,
+    /// the default set.
+    pub fn scenario_book(config: &MockConfig) -> Result<ScenarioBook, MockError> {
         let mut scenarios = ScenarioBook::builtin()?;
         if let Some(dir) = &config.scenario_dir {
             scenarios.add_dir(dir)?;
@@ -58,6 +66,12 @@ impl App {
         if let Some(name) = &config.default_scenario {
             scenarios.set_default(name)?;
         }
+        Ok(scenarios)
+    }
+
+    /// [`App::new`] with the scenarios [`App::scenario_book`] built for the same settings, shared
+    /// rather than built again (the agents of a fleet run one book).
+    pub fn with_scenarios(config: MockConfig, base_url: &str, scenarios: Arc<ScenarioBook>) -> Result<Self, MockError> {
         let active = faults::ActiveFaults(config.faults.clone());
         // The agent builds its cards (a card fault is a defect of that), then signs what it
         // serves: the signature covers the card as served. Edits after signing are the layer's.

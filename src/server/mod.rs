@@ -7,6 +7,7 @@ pub mod client_scenarios;
 pub mod config;
 pub mod dedup;
 pub mod faults;
+pub mod fleet;
 pub mod ids;
 pub mod methods;
 pub mod peer;
@@ -100,6 +101,37 @@ pub fn router(app: Arc<App>) -> Router {
     }
 }
 
+/// Serves `service` on every listener until the returned sender fires (or is dropped), then stops
+/// accepting connections.
+fn spawn_serving(listeners: Vec<TcpListener>, service: Router) -> (oneshot::Sender<()>, JoinHandle<()>) {
+    let (tx, rx) = oneshot::channel::<()>();
+    let join = tokio::spawn(async move {
+        let (stop, _) = tokio::sync::watch::channel(false);
+        let servers = listeners.into_iter().map(|listener| {
+            let mut stopped = stop.subscribe();
+            // Without TCP_NODELAY an SSE event written right after the response head waits for the
+            // client's delayed ACK: 40 ms before the first event on Linux loopback.
+            let listener = listener.tap_io(|tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
+            let shutdown = async move {
+                let _ = stopped.wait_for(|s| *s).await;
+            };
+            axum::serve(listener, service.clone()).with_graceful_shutdown(shutdown).into_future()
+        });
+        let servers = futures::future::join_all(servers);
+        let signal = async {
+            let _ = rx.await;
+            let _ = stop.send(true);
+        };
+        let (_, ended) = tokio::join!(signal, servers);
+        for e in ended.into_iter().filter_map(Result::err) {
+            tracing::error!("mock server stopped: {e}");
+        }
+    });
+    (tx, join)
+}
+
 /// A running mock peer on a local port.
 #[derive(Debug)]
 pub struct MockServer {
@@ -148,39 +180,8 @@ impl MockServer {
             None => base_url.clone(),
         };
         let app = Arc::new(App::new(config, &interface_base)?);
-        let (tx, rx) = oneshot::channel::<()>();
-        let service = router(app.clone());
-        let join = tokio::spawn(async move {
-            let (stop, _) = tokio::sync::watch::channel(false);
-            let serve = |listener: TcpListener| {
-                let mut stopped = stop.subscribe();
-                // Without TCP_NODELAY an SSE event written right after the response head waits
-                // for the client's delayed ACK: 40 ms before the first event on Linux loopback.
-                let listener = listener.tap_io(|tcp| {
-                    let _ = tcp.set_nodelay(true);
-                });
-                let shutdown = async move {
-                    let _ = stopped.wait_for(|s| *s).await;
-                };
-                axum::serve(listener, service.clone()).with_graceful_shutdown(shutdown).into_future()
-            };
-            let first = serve(listener);
-            let second = elsewhere.map(serve);
-            let signal = async {
-                let _ = rx.await;
-                let _ = stop.send(true);
-            };
-            let servers = async {
-                let (a, b) = match second {
-                    Some(s) => tokio::join!(first, s),
-                    None => (first.await, Ok(())),
-                };
-                if let Err(e) = a.and(b) {
-                    tracing::error!("mock server stopped: {e}");
-                }
-            };
-            tokio::join!(signal, servers);
-        });
+        let listeners = std::iter::once(listener).chain(elsewhere).collect();
+        let (tx, join) = spawn_serving(listeners, router(app.clone()));
         Ok(MockServer { addr, base_url, app, shutdown: Some(tx), join: Some(join) })
     }
 

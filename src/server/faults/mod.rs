@@ -465,6 +465,107 @@ pub enum MockVariant {
     CapabilitiesOff,
 }
 
+/// What a fleet agent may not commit although its operations would allow it
+/// (`mock-peer/fleet.json`, compiled in), read by [`Fault::fleet_safe`].
+const FLEET_EXCLUSIONS: &str = include_str!("../../../mock-peer/fleet.json");
+
+/// `mock-peer/fleet.json`: the faults a fleet agent does not commit, beyond what their operations
+/// and settings tell, and why.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FleetExclusions {
+    pub about: String,
+    /// Faults none of whose `kills` is a scored MUST check that a check run of a fleet agent grades.
+    pub no_must_kill: FleetGroup,
+    /// Id → why, for the other faults whose run ends otherwise than non-conformant.
+    pub other: BTreeMap<String, String>,
+}
+
+/// Faults excluded for one reason.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FleetGroup {
+    pub why: String,
+    pub faults: Vec<String>,
+}
+
+impl FleetExclusions {
+    /// The compiled-in list (a unit test proves it reads).
+    pub fn builtin() -> &'static FleetExclusions {
+        static LIST: std::sync::OnceLock<FleetExclusions> = std::sync::OnceLock::new();
+        LIST.get_or_init(|| serde_json::from_str(FLEET_EXCLUSIONS).expect("mock-peer/fleet.json reads"))
+    }
+
+    /// Why fault `id` is listed, if it is.
+    pub fn why(&self, id: &str) -> Option<&str> {
+        match self.no_must_kill.faults.iter().any(|f| f == id) {
+            true => Some(&self.no_must_kill.why),
+            false => self.other.get(id).map(String::as_str),
+        }
+    }
+}
+
+impl Fault {
+    /// Whether an agent of a fleet (`mock --fleet`) may commit this fault. Each agent of a fleet
+    /// must show its faults on its own, the same way on every run, to a checker that holds no
+    /// credentials, no trusted key and no extended-card token: `check URL --behaviors acts` against
+    /// it ends non-conformant (exit 1). So a fault is out when:
+    /// - it is `conforming` (no violation), or needs another mock than the full one (`mock`);
+    /// - an operation's effect depends on timing: a delay, a held or kept-open stream, a shifted
+    ///   timestamp, a deferred task;
+    /// - an operation only acts with settings a fleet agent's checker does not have: card signing,
+    ///   callers (auth bypass, foreign tasks), the signed or the extended card as target;
+    /// - `mock-peer/fleet.json` lists it, with the reason (what the operations cannot tell).
+    pub fn fleet_safe(&self) -> bool {
+        let op_safe = |m: &Mutation| match m {
+            Mutation::Stall { .. }
+            | Mutation::SseHoldBack { .. }
+            | Mutation::SseKeepOpen { .. }
+            | Mutation::RequestShiftTime { .. }
+            | Mutation::DeferRun { .. } => false,
+            Mutation::SignCard { .. } | Mutation::AuthBypass { .. } | Mutation::ForeignTask { .. } => false,
+            Mutation::RenameKey { target, .. }
+            | Mutation::DropKey { target, .. }
+            | Mutation::Set { target, .. }
+            | Mutation::Copy { target, .. }
+            | Mutation::AddEverywhere { target, .. }
+            | Mutation::ReplaceString { target, .. }
+            | Mutation::RewriteString { target, .. }
+            | Mutation::SetFromHeader { target, .. } => !matches!(target, Target::SignedCard | Target::ExtendedCard),
+            Mutation::UnwrapResult { .. }
+            | Mutation::ErrorCode { .. }
+            | Mutation::ErrorToResult { .. }
+            | Mutation::RequestDrop { .. }
+            | Mutation::RequestSet { .. }
+            | Mutation::LegacyEnums { .. }
+            | Mutation::RequestDropHeader { .. }
+            | Mutation::RequestSetHeader { .. }
+            | Mutation::RequestDropQuery
+            | Mutation::SseDrop { .. }
+            | Mutation::SseSwap { .. }
+            | Mutation::SseDuplicate { .. }
+            | Mutation::SseIds { .. }
+            | Mutation::SseConcurrentSet { .. }
+            | Mutation::SseBareEvents { .. }
+            | Mutation::ErrorAsText { .. }
+            | Mutation::HttpStatus { .. }
+            | Mutation::ContentType { .. }
+            | Mutation::HtmlBody { .. }
+            | Mutation::DropResponseHeader { .. }
+            | Mutation::PushDropAuth
+            | Mutation::PushContentType { .. }
+            | Mutation::PushWrapJsonrpc
+            | Mutation::PushSkip
+            | Mutation::ReuseTaskId { .. }
+            | Mutation::RefusedCancelApplies => true,
+        };
+        !self.conforming
+            && self.mock == MockVariant::Full
+            && self.mutations.iter().all(op_safe)
+            && FleetExclusions::builtin().why(&self.id).is_none()
+    }
+}
+
 /// A fault file that cannot be used.
 #[derive(Debug, thiserror::Error)]
 #[error("fault {file}: {reason}")]
@@ -538,6 +639,11 @@ impl FaultCatalogue {
 
     pub fn all(&self) -> impl Iterator<Item = &Arc<Fault>> {
         self.by_id.values()
+    }
+
+    /// The faults a fleet agent may commit ([`Fault::fleet_safe`]), by id.
+    pub fn fleet_pool(&self) -> Vec<Arc<Fault>> {
+        self.all().filter(|f| f.fleet_safe()).cloned().collect()
     }
 
     pub fn len(&self) -> usize {
@@ -637,5 +743,56 @@ mod tests {
         let ids = |c: &FaultCatalogue| c.all().map(|f| f.id.clone()).collect::<std::collections::BTreeSet<_>>();
         assert_eq!(ids(&from_dir), ids(&builtin));
         assert!(FaultCatalogue::from_dir(&dir.join("no-such-folder")).is_err());
+    }
+
+    #[test]
+    fn a_fleet_commits_no_fault_that_depends_on_timing_settings_or_another_mock() {
+        let c = FaultCatalogue::builtin().unwrap();
+        let safe = |id: &str| c.get(id).unwrap_or_else(|| panic!("{id} is catalogued")).fleet_safe();
+        for id in [
+            "FAULT-STREAM-KEEP-OPEN",            // sse_keep_open
+            "FAULT-STREAM-SEND-KEEP-OPEN",       // sse_keep_open
+            "FAULT-STREAM-HELD-BACK",            // sse_hold_back
+            "FAULT-SEND-EARLY-ANSWER",           // defer_run
+            "FAULT-LIST-TIMESTAMP-FILTER-WRONG", // request_shift_time
+            "FAULT-TENANT-SLOW",                 // foreign_task, slow
+            "FAULT-SIG-NO-KID",                  // sign_card: needs a signing key
+            "FAULT-SIG-TAMPERED",                // the signed card
+            "FAULT-AUTH-MISSING-ACCEPTED",       // auth_bypass: needs callers
+            "FAULT-XCARD-NO-NAME",               // the extended card
+            "FAULT-DECL-STREAMING-SERVED",       // the capabilities_off mock
+            "FAULT-CARD-VENDOR-MEMBER",          // conforming
+            "FAULT-CARD-NOT-FOUND",              // listed: exit 2, not 1
+            "FAULT-CARD-NO-ETAG",                // listed: a SHOULD only
+        ] {
+            assert!(!safe(id), "{id} must not be in a fleet");
+        }
+        for id in ["FAULT-ENUM-LOWERCASE", "FAULT-BARE-TASK", "FAULT-SEND-SAME-TASK-ID", "FAULT-STREAM-NO-TASK-FIRST"] {
+            assert!(safe(id), "{id} belongs in a fleet");
+        }
+        // Every fault with a delay is out, whatever its file says.
+        for f in c.all() {
+            let json = format!("{:?}", f.mutations);
+            if json.contains("ms:") {
+                assert!(!f.fleet_safe(), "{} waits, and is in the fleet", f.id);
+            }
+        }
+        let pool = c.fleet_pool();
+        assert!(pool.len() >= 50, "only {} faults for a fleet", pool.len());
+        assert!(pool.windows(2).all(|w| w[0].id < w[1].id), "the pool is in id order");
+    }
+
+    #[test]
+    fn the_fleet_list_names_catalogued_faults_once_and_only_what_the_rule_cannot_tell() {
+        let c = FaultCatalogue::builtin().unwrap();
+        let list = FleetExclusions::builtin();
+        let mut seen = std::collections::BTreeSet::new();
+        for id in list.no_must_kill.faults.iter().chain(list.other.keys()) {
+            assert!(seen.insert(id.clone()), "{id} is listed twice in mock-peer/fleet.json");
+            let f = c.get(id).unwrap_or_else(|| panic!("mock-peer/fleet.json lists {id}, which is no fault"));
+            // Listed for a reason the rest of the rule does not already give.
+            let unlisted = Fault { id: "UNLISTED".into(), ..(*f).clone() };
+            assert!(unlisted.fleet_safe(), "{id} is out of the fleet anyway: drop it from mock-peer/fleet.json");
+        }
     }
 }
