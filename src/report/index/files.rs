@@ -1,11 +1,11 @@
 //! The index's files in a folder: `index.json`, `index.html` and `junit.xml` written next to the
 //! agents' own folders (`<name>/report.json` ...), and `index.json` read back.
 
-use std::io;
+use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
 use super::html::render_html;
-use super::junit::to_junit;
+use super::junit::{FOOTER, header, write_suites};
 use super::model::{AgentStatus, INDEX_SCHEMA_VERSION, Index, valid_name};
 use crate::report::json::{Report, parse_report};
 
@@ -52,8 +52,26 @@ pub fn write_index(out: &Path, index: &Index) -> io::Result<Vec<PathBuf>> {
     let html = out.join(INDEX_HTML);
     std::fs::write(&html, render_html(index))?;
     let junit = out.join(INDEX_JUNIT);
-    std::fs::write(&junit, to_junit(index, |name| agent_report(out, index, name)))?;
+    write_junit(out, index, &junit)?;
     Ok(vec![json, html, junit])
+}
+
+/// The JUnit file, streamed: the suites go to a scratch file first, since the root element that
+/// opens the file carries their totals; no more than one agent's report is in memory at a time.
+fn write_junit(out: &Path, index: &Index, path: &Path) -> io::Result<()> {
+    let scratch = path.with_extension("xml.part");
+    let totals = {
+        let mut body = io::BufWriter::new(std::fs::File::create(&scratch)?);
+        let totals = write_suites(index, |name| agent_report(out, index, name), &mut body)?;
+        body.flush()?;
+        totals
+    };
+    let mut file = io::BufWriter::new(std::fs::File::create(path)?);
+    file.write_all(header(index, totals).as_bytes())?;
+    io::copy(&mut std::fs::File::open(&scratch)?, &mut file)?;
+    file.write_all(FOOTER.as_bytes())?;
+    file.flush()?;
+    std::fs::remove_file(&scratch)
 }
 
 /// Agent `name`'s `report.json` under `out`: none for an agent that has none, else the report or

@@ -1,8 +1,14 @@
 //! `junit.xml` of a registry run (via `quick-junit`): one `<testsuite>` per agent, named after it,
-//! holding the test cases of its own report (those of `report::junit`, every profile in one suite).
-//! An agent the kit could not run gets one errored case that says why; an agent whose report
-//! could not be read gets one errored case that says that.
+//! holding one case per check of its own report. An agent the kit could not run gets one errored
+//! case that says why; an agent whose report could not be read gets one errored case that says
+//! that.
+//!
+//! A registry is thousands of agents of some three hundred checks each, so the file is written as
+//! it is built, one agent at a time, and its cases are kept short: the name, the outcome and the
+//! finding's message. The evidence, the quotes and the kit's reading stay in each agent's own
+//! `junit.xml` and report, a link away.
 
+use std::io::{self, Write};
 use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
@@ -11,12 +17,24 @@ use super::model::{AgentStatus, Index};
 use crate::report::json::Report;
 use crate::report::junit::test_cases;
 
-/// The JUnit XML of `index`, with each agent's report from `load` (by agent name: none, the
-/// report, or why it could not be read). Reports are loaded one at a time and dropped once their
-/// cases are built: a registry's reports together may be large.
-pub fn to_junit(index: &Index, mut load: impl FnMut(&str) -> Option<Result<Report, String>>) -> String {
-    let mut junit = quick_junit::Report::new(format!("{} registry", index.tool));
-    junit.set_time(Duration::from_millis(index.summary.duration_ms));
+/// The counts of the root element, summed over the suites written.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Totals {
+    pub tests: usize,
+    pub failures: usize,
+    pub errors: usize,
+    pub skipped: usize,
+}
+
+/// Writes the `<testsuite>` of every agent of `index` into `out`, each agent's report taken from
+/// `load` (by agent name: none, the report, or why it could not be read) and dropped once its
+/// cases are written; the totals for the root element.
+pub fn write_suites(
+    index: &Index,
+    mut load: impl FnMut(&str) -> Option<Result<Report, String>>,
+    out: &mut impl Write,
+) -> io::Result<Totals> {
+    let mut totals = Totals::default();
     for a in &index.agents {
         let mut suite = TestSuite::new(a.name.as_str());
         suite.add_property(Property::new("url", a.url.as_str()));
@@ -28,7 +46,7 @@ pub fn to_junit(index: &Index, mut load: impl FnMut(&str) -> Option<Result<Repor
                 a.error.as_deref().unwrap_or("(no reason given)")
             )),
             (_, Some(Ok(report))) => {
-                suite.add_test_cases(test_cases(&report));
+                suite.add_test_cases(test_cases(&report).into_iter().map(short));
                 None
             }
             (_, Some(Err(e))) => Some(format!("the agent's report could not be read: {e}")),
@@ -42,8 +60,63 @@ pub fn to_junit(index: &Index, mut load: impl FnMut(&str) -> Option<Result<Repor
             case.set_classname(a.name.as_str());
             suite.add_test_case(case);
         }
-        junit.add_test_suite(suite);
+        totals.tests += suite.tests;
+        totals.failures += suite.failures;
+        totals.errors += suite.errors;
+        totals.skipped += suite.skipped;
+        out.write_all(suite_xml(suite).as_bytes())?;
     }
-    // Serializing owned strings into a Vec cannot fail short of allocation failure.
-    junit.to_string().expect("JUnit serializes")
+    Ok(totals)
+}
+
+/// The opening of the file, once the totals are known.
+pub fn header(index: &Index, totals: Totals) -> String {
+    // quick-junit escapes the attribute values of the root it writes; take its line.
+    let mut root = quick_junit::Report::new(format!("{} registry", index.tool));
+    root.set_time(Duration::from_millis(index.summary.duration_ms));
+    root.tests = totals.tests;
+    root.failures = totals.failures;
+    root.errors = totals.errors;
+    root.skipped = totals.skipped;
+    let xml = root.to_string().expect("JUnit serializes");
+    let open = xml.lines().take_while(|l| !l.trim_start().starts_with("</testsuites")).collect::<Vec<_>>();
+    let mut head = open.join("\n");
+    // An empty report is written as a self-closing root: open it.
+    if head.ends_with("/>") {
+        head.truncate(head.len() - 2);
+        head.push('>');
+    }
+    head.push('\n');
+    head
+}
+
+/// The closing of the file.
+pub const FOOTER: &str = "</testsuites>\n";
+
+/// One case reduced to what a registry view needs: the name, the outcome, the finding's message.
+fn short(mut case: TestCase) -> TestCase {
+    case.properties.clear();
+    case.system_out = None;
+    case.system_err = None;
+    if let TestCaseStatus::NonSuccess { description, .. } = &mut case.status {
+        *description = None;
+    }
+    case
+}
+
+/// The `<testsuite>` element of `suite`, as quick-junit writes it inside a root.
+fn suite_xml(suite: TestSuite) -> String {
+    let mut one = quick_junit::Report::new("");
+    one.add_test_suite(suite);
+    let xml = one.to_string().expect("JUnit serializes");
+    let start = xml.find("<testsuite ").unwrap_or(0);
+    let end = xml.rfind("</testsuites>").unwrap_or(xml.len());
+    xml[start..end].to_owned()
+}
+
+/// The whole file in memory: for tests and small indexes.
+pub fn to_junit(index: &Index, load: impl FnMut(&str) -> Option<Result<Report, String>>) -> String {
+    let mut body = Vec::new();
+    let totals = write_suites(index, load, &mut body).expect("writing to memory cannot fail");
+    format!("{}{}{FOOTER}", header(index, totals), String::from_utf8_lossy(&body))
 }
