@@ -55,7 +55,9 @@ pub struct HttpRequest {
     /// Absolute http(s) URL.
     pub url: String,
     pub headers: Vec<(String, String)>,
-    pub body: Option<Vec<u8>>,
+    /// Shared, so that the copies an exchange keeps of its request (and the retry of a request
+    /// on a fresh connection) do not copy a body of megabytes.
+    pub body: Option<bytes::Bytes>,
     /// Names of user-supplied headers to leave off this request (e.g. to test a missing credential).
     pub omit_user_headers: Vec<String>,
 }

@@ -21,7 +21,7 @@ pub fn rpc_request(url: &str, id: &Value, method: &str, params: Option<Value>) -
         method: "POST".into(),
         url: url.to_owned(),
         headers: vec![("Content-Type".into(), "application/json".into()), ("A2A-Version".into(), A2A_VERSION.into())],
-        body: Some(serde_json::to_vec(&Value::Object(envelope)).unwrap_or_default()),
+        body: Some(serde_json::to_vec(&Value::Object(envelope)).unwrap_or_default().into()),
         ..HttpRequest::default()
     }
 }

@@ -322,17 +322,28 @@ fn load_suites(opts: &CheckOptions) -> Result<Vec<LoadedSuite>, CheckError> {
 /// Runs the whole check against `opts.target`, telling `sink` every event; returns the report a
 /// collector built from those events.
 pub async fn run(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result<Report, CheckError> {
+    let (report, ended) = run_to_report(opts, sink).await;
+    ended?;
+    // The run always ends with RunFinished, which is when the collector builds the report.
+    Ok(report.expect("a finished run has a report"))
+}
+
+/// Like [`run`], and the report also of a run that ended early (an agent that could not be
+/// reached leaves a report saying so); `None` only when the run never started (a usage error).
+pub async fn run_to_report(
+    opts: &CheckOptions,
+    sink: &mut (dyn Sink + Send),
+) -> (Option<Report>, Result<(), CheckError>) {
     let mut collector = Collector::new();
-    {
+    let ended = {
         let mut both: Vec<&mut (dyn Sink + Send)> = vec![sink, &mut collector];
         match &opts.baseline {
             // Every sink, the collector included, sees the run with the baseline applied.
-            Some(b) => run_events(opts, &mut Overlay::new(&mut both, b.clone(), baseline::today())).await?,
-            None => run_events(opts, &mut both).await?,
+            Some(b) => run_events(opts, &mut Overlay::new(&mut both, b.clone(), baseline::today())).await,
+            None => run_events(opts, &mut both).await,
         }
-    }
-    // The run always ends with RunFinished, which is when the collector builds the report.
-    Ok(collector.into_report().expect("a finished run has a report"))
+    };
+    (collector.into_report(), ended)
 }
 
 async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result<(), CheckError> {
@@ -552,6 +563,9 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     };
     refute_mapped_behaviors(&ctx, &mut checks, &mut target.notes, opts.timeout).await;
     let info = run_info(opts, &suites, started_at, target);
+    // The plan holds what the checks need; the parsed suite files would only take room while they
+    // run (a registry runs many agents at once).
+    drop(suites);
     let planned = checks.iter().map(|c| c.test.id.clone()).collect();
     sink.event(&RunEvent::RunStarted { info: Box::new(info), planned });
     let results = scheduler::run_all(ctx, checks, opts.jobs, opts.timeout, sink).await;

@@ -242,7 +242,8 @@ mod tests {
         }
         let short = body_text(b"x secret-value-42 y", false, &r);
         assert_eq!(short, "x [REDACTED] y");
-        let req = HttpRequest { method: "POST".into(), body: Some(vec![b'z'; 1 << 20]), ..HttpRequest::default() };
+        let req =
+            HttpRequest { method: "POST".into(), body: Some(vec![b'z'; 1 << 20].into()), ..HttpRequest::default() };
         assert!(curl_command(&req, &r).ends_with(&format!("# body of {} bytes not shown", 1 << 20)));
     }
 
@@ -252,7 +253,7 @@ mod tests {
             method: "POST".into(),
             url: "http://x.test/rpc".into(),
             headers: vec![("Content-Type".into(), "application/json".into())],
-            body: Some(b"{\"it's\":1}".to_vec()),
+            body: Some(b"{\"it's\":1}".to_vec().into()),
             ..HttpRequest::default()
         };
         let c = curl_command(&req, &Redactor::new());

@@ -104,7 +104,7 @@ mod tests {
     fn exchange(req: Value, answer: Value) -> HttpExchange {
         let mut request = HttpRequest::get("http://127.0.0.1:1/");
         request.headers.push(("content-type".into(), "application/json".into()));
-        request.body = Some(req.to_string().into_bytes());
+        request.body = Some(req.to_string().into_bytes().into());
         HttpExchange {
             request,
             status: 200,

@@ -373,7 +373,7 @@ fn raw_request(run: &CheckRun<'_>, step: &str, raw: &RawRequest) -> Result<HttpR
         headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
         headers.push(("A2A-Version".to_owned(), "1.0".to_owned()));
     }
-    let mut req = HttpRequest { method, url, headers, body, ..HttpRequest::default() };
+    let mut req = HttpRequest { method, url, headers, body: body.map(Into::into), ..HttpRequest::default() };
     let extra = rendered_headers(run, step, &raw.headers)?;
     apply_headers(&mut req, &extra);
     Ok(req)

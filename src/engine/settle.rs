@@ -62,7 +62,7 @@ pub(crate) async fn poll(
         attempt += 1;
         let envelope =
             json!({"jsonrpc": "2.0", "id": format!("kit-settle-{attempt}"), "method": "GetTask", "params": params});
-        let mut req = HttpRequest { body: serde_json::to_vec(&envelope).ok(), ..template.clone() };
+        let mut req = HttpRequest { body: serde_json::to_vec(&envelope).ok().map(Into::into), ..template.clone() };
         adapt(&mut req);
         let x = ctx.exchange(origin, req).await.ok()?;
         let got = x.json().ok()?.get("result").cloned()?;

@@ -226,7 +226,7 @@ impl Workaround {
         {
             notes = self.spelling.body(&mut envelope);
             if !notes.is_empty() {
-                req.body = Some(serde_json::to_vec(&envelope).unwrap_or_default());
+                req.body = Some(serde_json::to_vec(&envelope).unwrap_or_default().into());
             }
         }
         if !own_version && let Some(note) = self.spelling.headers(req) {
@@ -308,7 +308,7 @@ mod tests {
     fn hand_written_bodies_go_as_written() {
         let w = Workaround { spelling: Spelling { roles: true, ..Spelling::NONE }, bare: false };
         let raw = br#"{"jsonrpc":"2.0", "id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER"}}}"#;
-        let mut req = HttpRequest { body: Some(raw.to_vec()), ..send(json!({})) };
+        let mut req = HttpRequest { body: Some(raw.to_vec().into()), ..send(json!({})) };
         assert!(w.rewrite(&mut req, "http://a/rpc", false).is_empty());
         assert_eq!(req.body.as_deref(), Some(&raw[..]));
     }

@@ -7,10 +7,10 @@ use std::time::Instant;
 use super::repeat;
 use super::targets::{BehaviorSource, Target};
 use crate::commands::check::{self, CheckOptions};
+use crate::report::Report;
 use crate::report::files::Format;
 use crate::report::index::{self, AgentEntry, FlakyCheck};
 use crate::report::json::ReportResult;
-use crate::report::{Collector, Report};
 use crate::suite::behaviors::{BehaviorMap, Behaviors};
 
 /// The file that says a `--repeat` agent's runs agreed or not (next to its report).
@@ -162,10 +162,11 @@ pub fn resumed(t: &Target, shared: &Shared) -> Option<AgentEntry> {
 /// One run of the check; its report, also when the agent could not be reached (the report says
 /// so). An error only when no report came at all (a suite or option the kit refused).
 async fn once(opts: &CheckOptions) -> Result<Report, String> {
-    let mut collector = Collector::new();
-    match check::run(opts, &mut collector).await {
-        Ok(r) => Ok(r),
-        Err(e) => collector.into_report().ok_or_else(|| e.to_string()),
+    let mut no_sink: Vec<&mut (dyn crate::report::Sink + Send)> = Vec::new();
+    match check::run_to_report(opts, &mut no_sink).await {
+        (Some(r), _) => Ok(r),
+        (None, Err(e)) => Err(e.to_string()),
+        (None, Ok(())) => Err("the run ended without a report".into()),
     }
 }
 
