@@ -488,6 +488,11 @@ pub struct MockArgs {
     /// Cache-Control max-age of the agent card, in seconds.
     #[arg(long, default_value_t = 300)]
     pub card_max_age: u64,
+    /// Scripted waits (a long-running task's work) last this percentage of their written length:
+    /// a mock only a kit talks to need not keep tasks running for seconds (`check` runs its
+    /// embedded mock at 33).
+    #[arg(long, default_value_t = 100, value_name = "PERCENT")]
+    pub sleep_percent: u32,
     /// Commit a named spec violation (repeatable); see `a2a-conform faults list`.
     #[arg(long = "fault", value_name = "ID")]
     pub faults: Vec<String>,
@@ -666,7 +671,7 @@ impl MockArgs {
             single_use_message_ids: self.single_use_message_ids,
             error_info_everywhere: self.error_info_everywhere,
             record_requests: false,
-            sleep_percent: defaults.sleep_percent,
+            sleep_percent: self.sleep_percent,
             default_scenario: self.default_scenario.clone(),
             cut_streams_after: None,
             interface_elsewhere: false,
