@@ -31,7 +31,7 @@ fn the_client_suites_are_complete() {
     let mut server_ids = std::collections::HashSet::new();
     for e in std::fs::read_dir(root.join("server")).unwrap() {
         let doc: Document = serde_json::from_str(&std::fs::read_to_string(e.unwrap().path()).unwrap()).unwrap();
-        server_ids.extend(doc.suites.into_iter().flat_map(|s| s.tests).map(|t| t.id));
+        server_ids.extend(doc.suites.into_iter().flat_map(|s| s.tests).map(|t| t.id.clone()));
     }
     let mut ids = std::collections::HashSet::new();
     let mut problems = Vec::new();

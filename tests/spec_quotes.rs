@@ -38,7 +38,7 @@ fn builtin_tests() -> Vec<(String, String, Test)> {
         for s in doc.suites {
             for t in s.tests {
                 let profile = t.profile.clone().or_else(|| s.profile.clone()).unwrap_or_else(|| "core".into());
-                out.push((file_name(&p), profile, t));
+                out.push((file_name(&p), profile, std::sync::Arc::unwrap_or_clone(t)));
             }
         }
     }

@@ -84,7 +84,7 @@ fn all_tests() -> Vec<(String, Option<String>, Test)> {
             .unwrap_or_else(|e| panic!("{} does not deserialize into suite::model::Document: {e}", name(&p)));
         for s in doc.suites {
             for t in s.tests {
-                out.push((name(&p), s.profile.clone(), t));
+                out.push((name(&p), s.profile.clone(), std::sync::Arc::unwrap_or_clone(t)));
             }
         }
     }

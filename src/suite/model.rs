@@ -44,7 +44,7 @@ pub struct Suite {
     #[serde(default)]
     pub profile: Option<String>,
     #[serde(default)]
-    pub tests: Vec<Test>,
+    pub tests: Vec<std::sync::Arc<Test>>,
 }
 
 /// One check.

@@ -20,7 +20,7 @@ pub struct PlannedCheck {
     /// Suite file name.
     pub suite: String,
     /// The test as written.
-    pub test: Test,
+    pub test: std::sync::Arc<Test>,
     /// Resolved profile.
     pub profile: String,
     /// Counts toward the verdict.

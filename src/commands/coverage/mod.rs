@@ -19,7 +19,12 @@ use crate::suite::model::Test;
 pub fn builtin_tests() -> Result<Vec<Test>, String> {
     let mut suites = loader::builtin().map_err(|e| e.to_string())?;
     suites.push(loader::kit().map_err(|e| e.to_string())?);
-    Ok(suites.into_iter().flat_map(|s| s.doc.suites).flat_map(|s| s.tests).collect())
+    Ok(suites
+        .into_iter()
+        .flat_map(|s| s.doc.suites)
+        .flat_map(|s| s.tests)
+        .map(std::sync::Arc::unwrap_or_clone)
+        .collect())
 }
 
 /// The coverage of the built-in checks under the built-in reasons file.
