@@ -269,7 +269,7 @@ pub struct CheckArgs {
     /// OUT/index.json, index.html and junit.xml.
     #[arg(long, value_name = "FILE", conflicts_with = "url")]
     pub targets: Option<PathBuf>,
-    /// With --targets: agents checked at once [default: 8 per core, at most 64].
+    /// With --targets: agents checked at once [default: 16 per core, at most 64].
     #[arg(long, requires = "targets")]
     pub parallel: Option<usize>,
     /// With --targets: agents of one host (host:port) checked at once; 0 for no limit.

@@ -55,7 +55,7 @@ pub struct RegistryOptions {
 /// per core.
 pub fn default_parallel() -> usize {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    (cores * 8).clamp(4, 64)
+    (cores * 16).clamp(4, 64)
 }
 
 /// Runs the registry, writes every file, prints a summary; the exit status.
