@@ -366,6 +366,10 @@ pub struct BenchArgs {
     /// Small, short measurements that only show the command works (seconds, not a minute).
     #[arg(long)]
     pub quick: bool,
+    /// Measure `check --targets` against `mock --fleet` at 100 and 1000 agents instead (10 and 30
+    /// with --quick): agents per hour and the checker's peak memory; writes fleet.json.
+    #[arg(long)]
+    pub fleet: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -787,7 +791,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
             };
             selftest::run_command(&opts, &args.out).await
         }
-        Command::Bench(args) => bench::run_command(&bench::BenchOptions { out: args.out, quick: args.quick }).await,
+        Command::Bench(args) => {
+            bench::run_command(&bench::BenchOptions { out: args.out, quick: args.quick, fleet: args.fleet }).await
+        }
         Command::Report { command: ReportCommand::Render { report, format, output } } => {
             report::render(&report, format.into(), output.as_deref())
         }

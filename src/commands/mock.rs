@@ -14,9 +14,14 @@ use crate::server::{MockConfig, MockServer};
 /// Serves until Ctrl-C. The first line printed, `listening on URL`, is the contract scripts rely on.
 pub async fn serve(config: MockConfig, addr: SocketAddr) -> anyhow::Result<i32> {
     let server = MockServer::bind(config, addr).await.with_context(|| format!("starting the mock peer on {addr}"))?;
-    println!("listening on {}", server.url());
-    println!("agent card: {}", server.card_url());
-    println!("JSON-RPC:   {}", server.rpc_url());
+    // A reader that took the first line and left (`mock | head -1`) does not stop the mock.
+    let _ = writeln!(
+        std::io::stdout(),
+        "listening on {}\nagent card: {}\nJSON-RPC:   {}",
+        server.url(),
+        server.card_url(),
+        server.rpc_url()
+    );
     std::io::stdout().flush().ok();
     server.run_until_ctrl_c().await;
     Ok(0)
@@ -32,7 +37,7 @@ pub async fn serve_fleet(config: FleetConfig, addr: SocketAddr, targets_out: Opt
     if let Some(path) = targets_out {
         std::fs::write(path, fleet.targets_yaml()).with_context(|| format!("writing {}", path.display()))?;
     }
-    println!("listening on {}", fleet.url());
+    let _ = writeln!(std::io::stdout(), "listening on {}", fleet.url());
     std::io::stdout().flush().ok();
     let agents = fleet.agents();
     let faithful = agents.iter().filter(|a| a.faults.is_empty()).count();

@@ -6,6 +6,7 @@
 //! Everything runs on 127.0.0.1 with OS-chosen ports; the load generator is in-process and every
 //! measurement is bounded in requests and in time.
 
+pub mod fleet;
 pub mod load;
 pub mod procs;
 
@@ -40,6 +41,8 @@ pub struct BenchOptions {
     pub out: PathBuf,
     /// Short, small measurements: every figure, none of them trustworthy.
     pub quick: bool,
+    /// Measure `check --targets` against `mock --fleet` instead (see [`fleet`]).
+    pub fleet: bool,
 }
 
 /// The bounds of one run.
@@ -388,6 +391,18 @@ fn note(msg: impl AsRef<str>) {
 /// `a2a-conform bench`: runs every measurement, prints the table, writes `bench.json` into
 /// `opts.out`. Exit 0 when every figure was measured, 1 when some could not be.
 pub async fn run_command(opts: &BenchOptions) -> anyhow::Result<i32> {
+    if opts.fleet {
+        let exe = std::env::current_exe().context("locating the a2a-conform binary")?;
+        let bench = fleet::run(&exe, opts.quick).await;
+        print!("{}", fleet::table(&bench));
+        std::fs::create_dir_all(&opts.out).with_context(|| format!("creating {}", opts.out.display()))?;
+        let path = opts.out.join("fleet.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&bench)? + "\n")
+            .with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+        let complete = bench.points.iter().all(|p| p.agents_per_hour.is_some() && p.verdicts_as_built == Some(true));
+        return Ok(if complete { 0 } else { 1 });
+    }
     let bench = run(opts).await?;
     print!("{}", table(&bench));
     std::fs::create_dir_all(&opts.out).with_context(|| format!("creating {}", opts.out.display()))?;
