@@ -374,3 +374,15 @@ fn repeat_on_one_agent_reports_that_the_runs_agreed() {
     assert_eq!(repeat["runs"], 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The targets file the README shows is one the kit reads.
+#[test]
+fn the_readmes_targets_file_loads() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = &readme[readme.find("## Vetting a registry").unwrap()..];
+    let start = section.find("```yaml\n").unwrap() + "```yaml\n".len();
+    let text = &section[start..start + section[start..].find("```").unwrap()];
+    let targets = a2a_conform::commands::registry::targets::parse(text, Path::new("/registry")).unwrap();
+    assert_eq!(targets.len(), 2);
+    assert_eq!(targets[1].headers.get("Authorization").map(String::as_str), Some("TRAVEL_TOKEN"));
+}
