@@ -20,6 +20,7 @@ use crate::server::faults::FaultCatalogue;
 use crate::server::fleet::FleetConfig;
 use crate::server::{ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
 use crate::suite::behaviors::{BehaviorMap, Behaviors};
+use crate::suite::binding::Binding;
 
 /// Conformance test kit and faithful mock peer for the A2A protocol 1.0.
 #[derive(Debug, Parser)]
@@ -245,6 +246,11 @@ pub struct CheckArgs {
     /// URL, and a card whose interface is elsewhere is a finding.
     #[arg(long = "allow-host", value_name = "HOST")]
     pub allow_hosts: Vec<String>,
+    /// The bindings to grade: `jsonrpc`, `http+json` or `all` (default: every binding the card
+    /// declares that the kit speaks). A binding-neutral check is graded once per binding; over
+    /// HTTP+JSON its id carries `[http+json]`.
+    #[arg(long, value_name = "jsonrpc|http+json|all", default_value = "all")]
+    pub binding: String,
     /// Use this JSON-RPC endpoint instead of the card's interface URL (e.g. when the card
     /// advertises https but the agent speaks plain HTTP, or names an internal host).
     #[arg(long, value_name = "URL")]
@@ -715,6 +721,13 @@ async fn run_check(args: CheckArgs) -> anyhow::Result<i32> {
         rpc_url: args.rpc_url.clone(),
         deadline: std::time::Duration::from_secs(args.deadline.max(1)),
         workaround: !args.no_workaround,
+        bindings: match args.binding.as_str() {
+            "all" => Vec::new(),
+            b => vec![
+                Binding::parse(b)
+                    .ok_or_else(|| anyhow::anyhow!("--binding {b:?}: expected jsonrpc, http+json or all"))?,
+            ],
+        },
         baseline: match &args.baseline {
             Some(path) => Some(Baseline::load(path).map_err(|e| anyhow::anyhow!("--baseline: {e}"))?),
             None => None,

@@ -161,6 +161,26 @@ pub fn select_interface(card: &Value, notes: &mut Vec<String>) -> Option<Selecte
     None
 }
 
+/// The first `supportedInterfaces` entry of `protocol_binding` exactly (e.g. `HTTP+JSON`) with a
+/// `protocolVersion` of major 1 and an absolute http(s) `url`.
+pub fn select_binding(card: &Value, protocol_binding: &str) -> Option<SelectedInterface> {
+    let list = card.get("supportedInterfaces")?.as_array()?;
+    list.iter().enumerate().find_map(|(i, entry)| {
+        let binding = entry.get("protocolBinding").and_then(Value::as_str)?;
+        let version = entry.get("protocolVersion").and_then(Value::as_str)?;
+        let url = entry.get("url").and_then(Value::as_str)?;
+        let usable =
+            reqwest::Url::parse(url).is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
+        (binding == protocol_binding && major(version) == Some(1) && usable).then(|| SelectedInterface {
+            url: url.to_owned(),
+            binding: binding.to_owned(),
+            version: version.to_owned(),
+            tenant: entry.get("tenant").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_owned),
+            index: i,
+        })
+    })
+}
+
 /// Top-level fields that only a 0.3 card has (digest §16).
 pub const V03_FIELDS: [&str; 4] = ["url", "protocolVersion", "preferredTransport", "additionalInterfaces"];
 

@@ -4,4 +4,5 @@
 pub mod discovery;
 pub mod http;
 pub mod redact;
+pub mod rest;
 pub mod rpc;

@@ -36,6 +36,7 @@ use crate::report::{
 use crate::server::config::CardSigning;
 use crate::server::{ExtendedCard, MockConfig, MockError, MockServer, WebhookPolicy};
 use crate::suite::behaviors::Behaviors;
+use crate::suite::binding::Binding;
 use crate::suite::loader::{self, LoadedSuite};
 use crate::suite::plan::{self, Disposition, PlannedCheck, Selection};
 
@@ -96,6 +97,8 @@ pub struct CheckOptions {
     pub rpc_url: Option<String>,
     /// Bound on the whole run: once reached, every check still running or waiting ends as error.
     pub deadline: Duration,
+    /// The bindings to grade (empty: every binding the card declares that the kit speaks).
+    pub bindings: Vec<Binding>,
     /// Accepted failures laid over the results (`--baseline`).
     pub baseline: Option<Baseline>,
     /// The second caller's headers (`--header-b`) for the tenant isolation checks; redacted like
@@ -134,6 +137,7 @@ impl CheckOptions {
             allow_hosts: Vec::new(),
             rpc_url: None,
             deadline: Duration::from_secs(600),
+            bindings: Vec::new(),
             baseline: None,
             header_b: Vec::new(),
             trust_keys: Vec::new(),
@@ -404,6 +408,9 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
             return Err(err);
         }
     };
+    let rest = discovery::select_binding(&discovery.card, Binding::HttpJson.protocol_binding())
+        .filter(|i| reach::refused_host(&i.url, &client_cfg.allowed_hosts).is_none());
+    let bindings = graded_bindings(opts, discovery.interface.is_some(), rest.is_some());
     let sel = Selection {
         profiles: opts.profiles.clone(),
         only: opts.only.clone(),
@@ -411,6 +418,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         behaviors: opts.behaviors.clone(),
         credentials: !opts.client.headers.is_empty(),
         second_caller: !opts.header_b.is_empty(),
+        bindings: bindings.clone(),
     };
     let checks = plan::plan(&suites, &sel, Some(&discovery.card)).map_err(CheckError::Usage)?;
     if discovery.interface.is_none() {
@@ -474,7 +482,9 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     }
     let mut checks = checks;
     if iface_problem.is_some() {
-        for c in checks.iter_mut().filter(|c| c.disposition == Disposition::Run && plan::uses_interface(&c.test)) {
+        for c in checks.iter_mut().filter(|c| {
+            c.disposition == Disposition::Run && c.binding == Binding::JsonRpc && plan::uses_interface(&c.test)
+        }) {
             c.disposition = Disposition::Blocked {
                 cause: INTERFACE.into(),
                 detail: format!("{INTERFACE}: the interface cannot be used"),
@@ -494,6 +504,12 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         redactor,
         rpc_url: rpc_url.unwrap_or_default(),
         tenant,
+        rest_url: rest
+            .as_ref()
+            .filter(|_| bindings.contains(&Binding::HttpJson))
+            .map(|i| i.url.clone())
+            .unwrap_or_default(),
+        rest_tenant: rest.as_ref().and_then(|i| i.tenant.clone()).unwrap_or_default(),
         base_url: origin_of(&discovery.card_url),
         discovery,
         webhook,
@@ -775,6 +791,24 @@ fn run_info(opts: &CheckOptions, suites: &[LoadedSuite], started_at: String, tar
             .collect(),
         target,
     }
+}
+
+/// The bindings graded: those asked for (`--binding`; none: every one), of those the card declares
+/// an interface of that the kit may reach. JSON-RPC stays when the card declares neither, so that
+/// the run says why nothing could be graded (KIT-IFACE-001).
+fn graded_bindings(opts: &CheckOptions, jsonrpc: bool, rest: bool) -> Vec<Binding> {
+    let asked = |b: Binding| opts.bindings.is_empty() || opts.bindings.contains(&b);
+    let mut out: Vec<Binding> = Vec::new();
+    if asked(Binding::JsonRpc) && (jsonrpc || !rest) {
+        out.push(Binding::JsonRpc);
+    }
+    if asked(Binding::HttpJson) && rest {
+        out.push(Binding::HttpJson);
+    }
+    if out.is_empty() {
+        out.push(Binding::JsonRpc);
+    }
+    out
 }
 
 fn origin_of(url: &str) -> String {

@@ -306,6 +306,7 @@ fn planned(suites: &[LoadedSuite], only: &[String]) -> Vec<PlannedCheck> {
                     scored: t.scored.unwrap_or(true),
                     profile,
                     disposition,
+                    binding: crate::suite::binding::Binding::JsonRpc,
                 });
             }
         }

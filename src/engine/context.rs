@@ -20,6 +20,7 @@ use crate::report::{Evidence, Failure, SkipReason};
 use crate::sse::SseLimits;
 use crate::suite::assert::Mismatch;
 use crate::suite::behaviors::Behaviors;
+use crate::suite::binding::Binding;
 use crate::suite::schema;
 use crate::suite::template::{self, Vars};
 
@@ -40,6 +41,10 @@ pub struct Ctx {
     pub rpc_url: String,
     /// The interface's tenant, echoed in every request ("" for none).
     pub tenant: String,
+    /// The HTTP+JSON interface's URL, when the run grades that binding ("" otherwise), and its
+    /// tenant.
+    pub rest_url: String,
+    pub rest_tenant: String,
     /// The agent's origin, for raw paths that start with `/`.
     pub base_url: String,
     /// Receiver for push checks; started only when a planned check needs it.
@@ -217,6 +222,8 @@ pub struct CheckRun<'a> {
     pub worked_around: Mutex<Vec<&'static str>>,
     /// When the check's `--timeout` runs out.
     pub deadline: Option<Instant>,
+    /// The binding this check's operations go over.
+    pub binding: Binding,
 }
 
 impl<'a> CheckRun<'a> {
@@ -251,6 +258,7 @@ impl<'a> CheckRun<'a> {
             evidence: Vec::new(),
             worked_around: Mutex::new(Vec::new()),
             deadline: None,
+            binding: Binding::JsonRpc,
         }
     }
 

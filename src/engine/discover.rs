@@ -242,7 +242,7 @@ async fn still_running(
     let mut found: Vec<(String, Mapped)> = ["tck-cancel"].into_iter().filter(|n| shows(n)).map(plain).collect();
     let started = state_of_task(answer.get("task").unwrap_or(&Value::Null)).to_owned();
     let params = normalize_params("get_task", json!({"id": id}), &ctx.tenant, &Behaviors::None);
-    let seen = match poll(ctx, ORIGIN, template.clone(), params, |r| {
+    let seen = match poll(ctx, ORIGIN, template.clone(), params, None, |r| {
         ctx.adapt(r);
     })
     .await

@@ -15,6 +15,7 @@ use crate::report::{Failure, SkipReason, WANTED_ERROR, WANTED_RESULT, WANTED_STR
 pub(crate) const HELD_BACK: &str = "updates sent while the task runs";
 use crate::sse::SseError;
 use crate::suite::assert;
+use crate::suite::binding::Binding;
 use crate::suite::model::{Expect, ExpectError, ExpectRefused, NamedAssertion, Step};
 use crate::suite::paths;
 use crate::suite::schema;
@@ -392,7 +393,9 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         let v: Value = serde_json::from_str(&ev.data).map_err(|e| {
             StepFail::violation(sid, format!("event {i}: `data` is not JSON ({e}): {}", truncate(&ev.data, 120)))
         })?;
-        if v.get("jsonrpc") != Some(&json!("2.0")) {
+        // A JSON-RPC stream's events are JSON-RPC responses (§9.4.2); an HTTP+JSON stream's are
+        // bare StreamResponses (§11.7), read in that shape when they came (REST-SSE-001 grades it).
+        if run.binding == Binding::JsonRpc && v.get("jsonrpc") != Some(&json!("2.0")) {
             return Err(StepFail::violation(sid, format!("event {i} is not a JSON-RPC 2.0 response: {}", compact(&v))));
         }
         if let Some(err) = v.get("error") {

@@ -9,10 +9,12 @@ use serde_json::{Map, Value, json};
 use super::context::{Callers, CheckRun, StepFail};
 use super::evidence::ToEvidence as _;
 use crate::client::http::{HttpExchange, HttpRequest, StreamExchange};
+use crate::client::rest::{envelope, rest_request, subscribe_by_get};
 use crate::client::rpc::rpc_request;
 use crate::report::SkipReason;
 use crate::sse::SseLimits;
 use crate::suite::behaviors::Behaviors;
+use crate::suite::binding::Binding;
 use crate::suite::model::{ExpectStream, RawRequest, Step};
 
 /// What one request produced.
@@ -226,8 +228,12 @@ pub(crate) fn apply_caller(callers: &Callers, caller: &str, req: &mut HttpReques
 pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, StepFail> {
     let to_card = step.operation.as_deref() == Some("get_agent_card")
         || step.raw.as_ref().is_some_and(|r| r.path.starts_with("/.well-known/") || r.path.starts_with("http"));
-    if run.ctx.rpc_url.is_empty() && !to_card {
+    let rest = run.binding == Binding::HttpJson && step.raw.is_none();
+    if !to_card && !rest && run.ctx.rpc_url.is_empty() {
         return Err(StepFail::undecided(&step.id, "the card offers no A2A 1.0 JSON-RPC interface to send this to"));
+    }
+    if !to_card && rest && run.ctx.rest_url.is_empty() {
+        return Err(StepFail::undecided(&step.id, "the card offers no A2A 1.0 HTTP+JSON interface to send this to"));
     }
     let (mut req, streaming) = if let Some(raw) = &step.raw {
         (raw_request(run, &step.id, raw)?, false)
@@ -242,11 +248,18 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
             let (method, _, streaming) =
                 operation(op).ok_or_else(|| StepFail::undecided(&step.id, format!("unknown operation {op:?}")))?;
             let params = run.render(&step.id, step.params.as_ref().unwrap_or(&Value::Null))?;
-            let params = normalize_params(op, params, &run.ctx.tenant, &run.ctx.behaviors);
-            let params = (op != "get_extended_agent_card" || params.as_object().is_some_and(|m| !m.is_empty()))
-                .then_some(params);
-            let id = json!(uuid::Uuid::new_v4().simple().to_string());
-            (rpc_request(&run.ctx.rpc_url, &id, method, params), streaming)
+            if rest {
+                let params = normalize_params(op, params, &run.ctx.rest_tenant, &run.ctx.behaviors);
+                let req = rest_request(&run.ctx.rest_url, method, &params)
+                    .map_err(|why| StepFail::undecided(&step.id, why))?;
+                (req, streaming)
+            } else {
+                let params = normalize_params(op, params, &run.ctx.tenant, &run.ctx.behaviors);
+                let params = (op != "get_extended_agent_card" || params.as_object().is_some_and(|m| !m.is_empty()))
+                    .then_some(params);
+                let id = json!(uuid::Uuid::new_v4().simple().to_string());
+                (rpc_request(&run.ctx.rpc_url, &id, method, params), streaming)
+            }
         }
     };
     let extra = rendered_headers(run, &step.id, &step.headers)?;
@@ -258,15 +271,28 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
     if streaming {
         let limits = stream_limits(run, step.expect_stream.as_ref());
         let stop = enough_events(step.expect_stream.as_ref());
-        let x = run.exchange_stream_as(&step.id, req, &limits, stop, own_version).await?;
+        let fallback = (rest && step.operation.as_deref() == Some("subscribe_to_task")).then(|| subscribe_by_get(&req));
+        let mut x = run.exchange_stream_as(&step.id, req, &limits, stop, own_version).await?;
+        if let Some(get) = fallback
+            && x.status == 405
+        {
+            run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
+            x = run.exchange_stream_as(&step.id, get, &limits, stop, own_version).await?;
+        }
         run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
         if x.truncated {
             return Err(cut_by_kit(&step.id, run.ctx.client.config().max_body_bytes));
         }
+        if rest {
+            read_rest_stream(&mut x);
+        }
         Ok(Answer::Stream(x))
     } else {
-        let x = run.exchange_as(&step.id, req, own_version).await?;
+        let mut x = run.exchange_as(&step.id, req, own_version).await?;
         run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
+        if rest && !x.truncated {
+            read_rest_answer(&mut x.body, x.status);
+        }
         if x.truncated {
             let cap = run.ctx.client.config().max_body_bytes;
             // A step that expects an error is answered by a result however long: what the kit read
@@ -283,6 +309,37 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
             return Err(cut_by_kit(&step.id, cap));
         }
         Ok(Answer::Single(x))
+    }
+}
+
+/// An HTTP+JSON answer, once kept as evidence as it came, read in the JSON-RPC shape the graders
+/// read (`client::rest::envelope`); a body that is not JSON stays as it is, for the graders to say so.
+fn read_rest_answer(body: &mut Vec<u8>, status: u16) {
+    let parsed = serde_json::from_slice::<Value>(body).ok();
+    if let Some(shaped) = envelope(status, parsed.as_ref()) {
+        *body = serde_json::to_vec(&shaped).unwrap_or_default();
+    }
+}
+
+/// An HTTP+JSON stream read the same way: each event's data, a bare StreamResponse (§11.7), as the
+/// `result` of an event; an answer that is no stream as [`read_rest_answer`].
+fn read_rest_stream(x: &mut StreamExchange) {
+    read_rest_answer(&mut x.body, x.status);
+    for e in &mut x.events {
+        if let Ok(mut data) = serde_json::from_str::<Value>(&e.data) {
+            // Data wrapped in a JSON-RPC envelope breaks §11.7 (REST-SSE-001's finding); the
+            // event is read through it, so that no other check repeats that finding.
+            if data.get("jsonrpc").is_some()
+                && let Some(inner) = data.get("result").or_else(|| data.get("error")).cloned()
+            {
+                data = if data.get("error").is_some() { json!({ "error": inner }) } else { inner };
+            }
+            let shaped =
+                if data.get("error").is_some() { envelope(500, Some(&data)) } else { envelope(200, Some(&data)) };
+            if let Some(shaped) = shaped {
+                e.data = shaped.to_string();
+            }
+        }
     }
 }
 

@@ -11,9 +11,11 @@ use super::probes;
 use super::request::{Answer, send};
 use super::settle::settle_answer;
 use super::states::is_terminal;
+use crate::client::rest::{envelope, rest_request};
 use crate::client::rpc::rpc_request;
 use crate::report::{Failure, SkipReason};
 use crate::suite::assert;
+use crate::suite::binding::Binding;
 use crate::suite::model::{OnlyIf, Step, Test};
 use crate::suite::paths;
 
@@ -124,19 +126,42 @@ async fn late_subscription(run: &CheckRun<'_>, step: &Step, answer: &Answer) -> 
         return None;
     }
     let error = serde_json::from_slice::<Value>(&x.body).ok()?.get("error").cloned()?;
-    let sent = serde_json::from_slice::<Value>(x.request.body.as_deref()?).ok()?;
-    let task = sent.pointer("/params/id").and_then(Value::as_str)?;
-    let mut params = json!({"id": task});
-    if let Some(tenant) = sent.pointer("/params/tenant") {
-        params["tenant"] = tenant.clone();
-    }
-    let req = rpc_request(&run.ctx.rpc_url, &json!(format!("{}-state", step.id)), "GetTask", Some(params));
-    let got = run.ctx.exchange(&format!("{} / {}-state", run.id, step.id), req).await.ok()?.json().ok()?;
+    let origin = format!("{} / {}-state", run.id, step.id);
+    let got = if run.binding == Binding::HttpJson {
+        // `…/tasks/{id}:subscribe`: the id is the path's; the tenant, when the interface has one,
+        // is the run's.
+        let path = reqwest::Url::parse(&x.request.url).ok()?.path().to_owned();
+        let id = path.strip_suffix(":subscribe")?.rsplit('/').next()?;
+        let id = percent_decoded(id);
+        let mut params = json!({"id": id});
+        if !run.ctx.rest_tenant.is_empty() {
+            params["tenant"] = json!(run.ctx.rest_tenant);
+        }
+        let req = rest_request(&run.ctx.rest_url, "GetTask", &params).ok()?;
+        let x = run.ctx.exchange(&origin, req).await.ok()?;
+        envelope(x.status, x.json().ok().as_ref())?
+    } else {
+        let sent = serde_json::from_slice::<Value>(x.request.body.as_deref()?).ok()?;
+        let task = sent.pointer("/params/id").and_then(Value::as_str)?;
+        let mut params = json!({"id": task});
+        if let Some(tenant) = sent.pointer("/params/tenant") {
+            params["tenant"] = tenant.clone();
+        }
+        let req = rpc_request(&run.ctx.rpc_url, &json!(format!("{}-state", step.id)), "GetTask", Some(params));
+        run.ctx.exchange(&origin, req).await.ok()?.json().ok()?
+    };
     let state = got.pointer("/result/status/state").and_then(Value::as_str).filter(|s| is_terminal(s))?;
     Some(format!(
         "the task had already finished ({state}) when the subscription reached the agent, which refused it as §3.1.6 requires ({}): the kit was late, and the agent is not graded",
         compact(&error)
     ))
+}
+
+fn percent_decoded(s: &str) -> String {
+    reqwest::Url::parse(&format!("http://x/?v={s}"))
+        .ok()
+        .and_then(|u| u.query_pairs().next().map(|(_, v)| v.into_owned()))
+        .unwrap_or_else(|| s.to_owned())
 }
 
 /// What the agent chose to answer, when the answer is a success: the JSON-RPC `result` (the body

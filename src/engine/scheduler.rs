@@ -258,6 +258,7 @@ async fn run_check(ctx: &Ctx, check: &PlannedCheck, timeout: Duration) -> (Check
     let meta = check.meta();
     let mut run = CheckRun::new(ctx, check.test.id.clone(), base_vars(ctx, check));
     run.deadline = Some(started + timeout);
+    run.binding = check.binding;
     let mut outcome = tokio::time::timeout(timeout, run_test(&mut run, &check.test)).await;
     let mut causes = Vec::new();
     if let Ok(Err(StepFail::Prerequisite { causes: c, failure })) = outcome {

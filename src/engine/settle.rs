@@ -14,7 +14,9 @@ use super::context::{CheckRun, Ctx};
 use super::evidence::ToEvidence as _;
 use super::request::{Answer, normalize_params};
 use crate::client::http::{HttpExchange, HttpRequest};
+use crate::client::rest::{envelope, rest_request};
 use crate::suite::behaviors::Behaviors;
+use crate::suite::binding::Binding;
 use crate::suite::model::Step;
 
 /// The first look at the task comes this long after the answer; each later one waits twice as
@@ -46,6 +48,7 @@ pub(crate) async fn poll(
     origin: &str,
     template: HttpRequest,
     params: Value,
+    rest: Option<&str>,
     adapt: impl Fn(&mut HttpRequest),
 ) -> Option<Settled> {
     let task = params.get("id").and_then(Value::as_str)?.to_owned();
@@ -60,12 +63,29 @@ pub(crate) async fn poll(
         tokio::time::sleep(interval.min(deadline - now)).await;
         interval = (interval * 2).min(MAX_INTERVAL);
         attempt += 1;
-        let envelope =
-            json!({"jsonrpc": "2.0", "id": format!("kit-settle-{attempt}"), "method": "GetTask", "params": params});
-        let mut req = HttpRequest { body: serde_json::to_vec(&envelope).ok().map(Into::into), ..template.clone() };
+        let mut req = match rest {
+            None => {
+                let envelope = json!({"jsonrpc": "2.0", "id": format!("kit-settle-{attempt}"), "method": "GetTask", "params": params});
+                HttpRequest { body: serde_json::to_vec(&envelope).ok().map(Into::into), ..template.clone() }
+            }
+            // Over HTTP+JSON, GetTask is a GET of its own; the step's own headers go with it.
+            Some(base) => {
+                let mut req = rest_request(base, "GetTask", &params).ok()?;
+                let own = ["content-type", "accept", "a2a-version"];
+                req.headers.extend(
+                    template.headers.iter().filter(|(k, _)| !own.contains(&k.to_ascii_lowercase().as_str())).cloned(),
+                );
+                req.omit_user_headers.clone_from(&template.omit_user_headers);
+                req
+            }
+        };
         adapt(&mut req);
         let x = ctx.exchange(origin, req).await.ok()?;
-        let got = x.json().ok()?.get("result").cloned()?;
+        let answer = match rest {
+            None => x.json().ok()?,
+            Some(_) => envelope(x.status, x.json().ok().as_ref())?,
+        };
+        let got = answer.get("result").cloned()?;
         if got.get("id").and_then(Value::as_str) != Some(task.as_str()) {
             return None;
         }
@@ -129,16 +149,19 @@ pub(crate) async fn settle_answer(run: &mut CheckRun<'_>, step: &Step, last: boo
     else {
         return Answer::Single(x);
     };
-    let sent: Value = sent;
+    let rest = (run.binding == Binding::HttpJson).then_some(run.ctx.rest_url.as_str());
+    // An HTTP+JSON SendMessage body is the request itself, JSON-RPC's params.
+    let sent: Value = if rest.is_some() { json!({ "params": sent }) } else { sent };
     let Some(result) = envelope.get("result") else { return Answer::Single(x) };
     if non_blocking(&sent) {
         return Answer::Single(x);
     }
     let Some(task) = unsettled_task(run, result) else { return Answer::Single(x) };
-    let params = get_params(&sent, &task, &run.ctx.tenant, &run.ctx.behaviors);
+    let tenant = if rest.is_some() { &run.ctx.rest_tenant } else { &run.ctx.tenant };
+    let params = get_params(&sent, &task, tenant, &run.ctx.behaviors);
     let template = HttpRequest { body: None, ..x.request.clone() };
     let origin = format!("{} / {}-settle", run.id, step.id);
-    let settled = poll(run.ctx, &origin, template, params, |req| run.adapt(req, false)).await;
+    let settled = poll(run.ctx, &origin, template, params, rest, |req| run.adapt(req, false)).await;
     let Some(settled) = settled else { return Answer::Single(x) };
     run.keep(settled.exchange.to_evidence(Some(&format!("{}-settle", step.id)), &run.ctx.redactor));
     if !judge_settled {
@@ -171,7 +194,7 @@ pub(crate) async fn settle_result(ctx: &Ctx, origin: &str, sent: &HttpRequest, r
     let Some(task) = in_progress_task(&result) else { return result };
     let params = get_params(&body, &task, &ctx.tenant, &Behaviors::None);
     let template = HttpRequest { body: None, ..sent.clone() };
-    let settled = poll(ctx, origin, template, params, |req| {
+    let settled = poll(ctx, origin, template, params, None, |req| {
         ctx.adapt(req);
     })
     .await;

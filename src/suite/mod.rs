@@ -4,6 +4,7 @@
 
 pub mod assert;
 pub mod behaviors;
+pub mod binding;
 pub mod loader;
 pub mod model;
 pub mod paths;

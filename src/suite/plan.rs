@@ -5,6 +5,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde_json::Value;
 
 use super::behaviors::{BehaviorMap, Behaviors, MapOrigin};
+use super::binding::{Binding, bindings_of, for_binding};
 use super::loader::LoadedSuite;
 use super::model::Test;
 use crate::report::{CheckMeta, Quote, SkipReason, SpecRef};
@@ -26,6 +27,9 @@ pub struct PlannedCheck {
     /// Counts toward the verdict.
     pub scored: bool,
     pub disposition: Disposition,
+    /// The binding its requests go over (a check about the card alone: JSON-RPC's, as a check
+    /// graded once).
+    pub binding: Binding,
 }
 
 /// Whether a planned check runs.
@@ -103,6 +107,8 @@ pub struct Selection {
     pub credentials: bool,
     /// The user supplied a second caller's credentials (`--header-b`).
     pub second_caller: bool,
+    /// The bindings graded (empty: JSON-RPC alone): each binding-neutral check once for each.
+    pub bindings: Vec<Binding>,
 }
 
 fn globs(patterns: &[String]) -> Result<GlobSet, String> {
@@ -127,15 +133,42 @@ pub fn plan(suites: &[LoadedSuite], sel: &Selection, card: Option<&Value>) -> Re
     }
     let only = globs(&sel.only)?;
     let exclude = globs(&sel.exclude)?;
+    let selected: Vec<Binding> = if sel.bindings.is_empty() { vec![Binding::JsonRpc] } else { sel.bindings.clone() };
+    // The checks graded over more than JSON-RPC: a clone's prerequisites follow it to its binding.
+    let neutral: std::collections::HashSet<&str> = suites
+        .iter()
+        .flat_map(|s| s.doc.suites.iter().flat_map(|x| x.tests.iter()))
+        .filter(|t| uses_interface(t) && bindings_of(t).len() > 1)
+        .map(|t| t.id.as_str())
+        .collect();
     let mut out = Vec::new();
     for s in suites {
         for (si, suite) in s.doc.suites.iter().enumerate() {
             for (ti, test) in suite.tests.iter().enumerate() {
                 let profile = test.profile.clone().or_else(|| suite.profile.clone()).unwrap_or_else(|| "core".into());
                 let scored = test.scored.unwrap_or(!UNSCORED_PROFILES.contains(&profile.as_str()));
-                // A filter or an unselected profile wins: the user asked not to hear about it.
-                let disposition =
-                    match (skip_reason(test, &profile, sel, &only, &exclude, card), s.invalid.get(&(si, ti))) {
+                // A check of the card alone is the same over every binding: graded once.
+                let over: Vec<Binding> = match bindings_of(test) {
+                    // A transport the kit does not speak: skip_reason says so.
+                    b if b.is_empty() => vec![Binding::JsonRpc],
+                    b if uses_interface(test) || test.synthetic => b,
+                    _ => vec![Binding::JsonRpc],
+                };
+                let graded: Vec<Binding> = over.iter().copied().filter(|b| selected.contains(b)).collect();
+                let (bindings, unselected) = match graded.is_empty() {
+                    true if !uses_interface(test) => (vec![Binding::JsonRpc], None),
+                    true => (vec![over[0]], Some(over[0])),
+                    false => (graded, None),
+                };
+                for binding in bindings {
+                    let test = for_binding(test, binding, &|id| neutral.contains(id));
+                    // A filter or an unselected profile wins: the user asked not to hear about it.
+                    let skip = skip_reason(&test, &profile, sel, &only, &exclude, card).or_else(|| {
+                        unselected.map(|b| {
+                            (SkipReason::ProfileNotSelected, format!("binding {} not selected (--binding)", b.as_str()))
+                        })
+                    });
+                    let disposition = match (skip, s.invalid.get(&(si, ti))) {
                         (Some((r @ (SkipReason::Filtered | SkipReason::ProfileNotSelected), d)), _) => {
                             Disposition::Skip(r, d)
                         }
@@ -143,7 +176,15 @@ pub fn plan(suites: &[LoadedSuite], sel: &Selection, card: Option<&Value>) -> Re
                         (Some((r, d)), None) => Disposition::Skip(r, d),
                         (None, None) => Disposition::Run,
                     };
-                out.push(PlannedCheck { suite: s.name.clone(), test: test.clone(), profile, scored, disposition });
+                    out.push(PlannedCheck {
+                        suite: s.name.clone(),
+                        test,
+                        profile: profile.clone(),
+                        scored,
+                        disposition,
+                        binding,
+                    });
+                }
             }
         }
     }
@@ -171,10 +212,10 @@ fn skip_reason(
             "a client-side test (ACTS §10): it grades clients, not agents".into(),
         ));
     }
-    if !test.transport.is_empty() && !test.transport.iter().any(|t| t.eq_ignore_ascii_case("jsonrpc")) {
+    if !test.transport.is_empty() && test.transport.iter().all(|t| Binding::parse(t).is_none()) {
         return Some((
             SkipReason::ProfileNotSelected,
-            format!("binding {} not tested (this kit checks JSON-RPC)", test.transport.join(", ")),
+            format!("binding {} not tested (this kit checks JSON-RPC and HTTP+JSON)", test.transport.join(", ")),
         ));
     }
     if let (Some(pre), Some(card)) = (&test.preconditions, card) {

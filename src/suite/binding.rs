@@ -1,0 +1,184 @@
+//! The protocol bindings a check is graded over. A check written as abstract operations
+//! (`send_message`, `get_task`, ...) that asserts only on what every binding carries (a result,
+//! an A2A error, a stream of events) is binding-neutral: it is graded once per binding the agent
+//! declares, and its result over HTTP+JSON is `ID[http+json]`, so that the JSON-RPC ids of
+//! existing baselines stay as they are. A check about one binding's own rules (the JSON-RPC
+//! envelope, a raw request, a probe written in Rust) names its binding or is JSON-RPC's.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::model::Test;
+
+/// A binding the kit speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Binding {
+    JsonRpc,
+    HttpJson,
+}
+
+impl Binding {
+    pub const ALL: [Binding; 2] = [Binding::JsonRpc, Binding::HttpJson];
+
+    /// As the command line and reports spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Binding::JsonRpc => "jsonrpc",
+            Binding::HttpJson => "http+json",
+        }
+    }
+
+    /// `protocolBinding` of an `AgentInterface` (§4.4.6).
+    pub fn protocol_binding(self) -> &'static str {
+        match self {
+            Binding::JsonRpc => "JSONRPC",
+            Binding::HttpJson => "HTTP+JSON",
+        }
+    }
+
+    /// A check id as graded over this binding: JSON-RPC keeps the id, others get a suffix.
+    pub fn check_id(self, id: &str) -> String {
+        match self {
+            Binding::JsonRpc => id.to_owned(),
+            other => format!("{id}[{}]", other.as_str()),
+        }
+    }
+
+    /// `jsonrpc`, `http+json`; also the ACTS spelling `rest` and `protocolBinding` names.
+    pub fn parse(s: &str) -> Option<Binding> {
+        match s.to_ascii_lowercase().as_str() {
+            "jsonrpc" | "json-rpc" => Some(Binding::JsonRpc),
+            "http+json" | "rest" | "http-json" | "httpjson" => Some(Binding::HttpJson),
+            _ => None,
+        }
+    }
+}
+
+/// The bindings `test` is graded over: those its `transport` names, else both when it is
+/// binding-neutral, else JSON-RPC alone.
+pub fn bindings_of(test: &Test) -> Vec<Binding> {
+    if !test.transport.is_empty() {
+        let mut named: Vec<Binding> = test.transport.iter().filter_map(|t| Binding::parse(t)).collect();
+        named.sort();
+        named.dedup();
+        return named;
+    }
+    if is_neutral(test) { Binding::ALL.to_vec() } else { vec![Binding::JsonRpc] }
+}
+
+/// Abstract operations only (no raw request, no probe), at least one to the agent's interface,
+/// and nothing asserted of the JSON-RPC envelope or of HTTP itself (a request id echoed in
+/// events, an HTTP status or header, which the bindings set apart; an operation's `body` is its
+/// result, whatever the binding).
+fn is_neutral(test: &Test) -> bool {
+    if test.probe.is_some() || test.synthetic || test.steps.is_empty() {
+        return false;
+    }
+    let mut talks_to_agent = false;
+    for s in &test.steps {
+        if s.raw.is_some() {
+            return false;
+        }
+        match s.operation.as_deref() {
+            Some("get_agent_card") => {}
+            Some(op) => {
+                talks_to_agent = true;
+                if !path_params_given(op, s.params.as_ref()) {
+                    return false;
+                }
+            }
+            None => {}
+        }
+        if let Some(e) = &s.expect
+            && (e.status.is_some() || !e.headers.is_empty())
+        {
+            return false;
+        }
+        if s.expect_error.as_ref().is_some_and(|e| e.status.is_some()) || s.expect_refused.is_some() {
+            return false;
+        }
+        let stream = serde_json::to_value(&s.expect_stream).unwrap_or(Value::Null);
+        if stream.get("echo_request_id").is_some_and(|v| v == &Value::Bool(true)) {
+            return false;
+        }
+        if !s.headers.is_empty() {
+            return false;
+        }
+    }
+    talks_to_agent
+}
+
+/// Whether the params hold, as strings, what HTTP+JSON puts in the operation's path: a check that
+/// sends no task id, or a number for one, is about JSON-RPC's params, which a path cannot carry.
+fn path_params_given(op: &str, params: Option<&Value>) -> bool {
+    let needs: &[&str] = match op {
+        "get_task" | "cancel_task" | "subscribe_to_task" => &["id"],
+        "create_push_config"
+        | "set_push_notification_config"
+        | "list_push_configs"
+        | "list_push_notification_configs" => &["taskId"],
+        "get_push_config"
+        | "get_push_notification_config"
+        | "delete_push_config"
+        | "delete_push_notification_config" => &["taskId"],
+        _ => &[],
+    };
+    needs.iter().all(|k| params.and_then(|p| p.get(*k)).is_some_and(Value::is_string))
+}
+
+/// `test` as graded over `binding`: its id, and the ids it builds on that are graded over that
+/// binding too (`neutral`: the ids graded over more than JSON-RPC), carry the binding.
+pub fn for_binding(test: &Arc<Test>, binding: Binding, neutral: &dyn Fn(&str) -> bool) -> Arc<Test> {
+    if binding == Binding::JsonRpc {
+        return test.clone();
+    }
+    let mut t = (**test).clone();
+    t.id = binding.check_id(&t.id);
+    let rename = |id: &String| if neutral(id) { binding.check_id(id) } else { id.clone() };
+    t.depends_on = t.depends_on.iter().map(rename).collect();
+    for s in &mut t.steps {
+        s.prerequisite.0 = s.prerequisite.0.iter().map(rename).collect();
+    }
+    Arc::new(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test(json: serde_json::Value) -> Test {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn operations_asserting_results_are_neutral_and_envelope_or_raw_checks_are_jsonrpcs() {
+        let neutral = test(serde_json::json!({"id": "A", "name": "a", "level": "must",
+            "steps": [{"id": "s", "operation": "get_task", "params": {"id": "x"}, "expect_error": {"code": -32001}}]}));
+        assert_eq!(bindings_of(&neutral), Binding::ALL.to_vec());
+        let envelope = test(serde_json::json!({"id": "B", "name": "b", "level": "must",
+            "steps": [{"id": "s", "operation": "get_task", "params": {"id": "x"}, "expect": {"status": 200}}]}));
+        assert_eq!(bindings_of(&envelope), [Binding::JsonRpc]);
+        let raw = test(serde_json::json!({"id": "C", "name": "c", "level": "must",
+            "steps": [{"id": "s", "raw": {"method": "POST", "path": "/"}}]}));
+        assert_eq!(bindings_of(&raw), [Binding::JsonRpc]);
+        let card = test(serde_json::json!({"id": "D", "name": "d", "level": "must",
+            "steps": [{"id": "s", "operation": "get_agent_card"}]}));
+        assert_eq!(bindings_of(&card), [Binding::JsonRpc], "the card is one for every binding");
+        let rest = test(serde_json::json!({"id": "E", "name": "e", "level": "must", "transport": ["rest"],
+            "steps": [{"id": "s", "raw": {"method": "GET", "path": "/tasks/x"}}]}));
+        assert_eq!(bindings_of(&rest), [Binding::HttpJson]);
+    }
+
+    #[test]
+    fn a_clone_for_http_json_carries_the_binding_in_its_id_and_its_neutral_prerequisites() {
+        let t = Arc::new(test(serde_json::json!({"id": "A", "name": "a", "level": "must", "depends_on": ["N", "J"],
+            "steps": [{"id": "s", "operation": "get_task", "prerequisite": "N"}]})));
+        let neutral = |id: &str| id == "N";
+        let c = for_binding(&t, Binding::HttpJson, &neutral);
+        assert_eq!(c.id, "A[http+json]");
+        assert_eq!(c.depends_on, ["N[http+json]", "J"]);
+        assert_eq!(c.steps[0].prerequisite.0, ["N[http+json]"]);
+        assert!(Arc::ptr_eq(&for_binding(&t, Binding::JsonRpc, &neutral), &t));
+    }
+}
