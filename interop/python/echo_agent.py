@@ -42,7 +42,7 @@ from a2a.helpers.proto_helpers import (
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import (
     BasePushNotificationSender,
     InMemoryPushNotificationConfigStore,
@@ -62,6 +62,7 @@ from a2a.types import (
 
 HOST = '127.0.0.1'
 RPC_PATH = '/a2a/jsonrpc'
+REST_PATH = '/a2a/rest'
 LONG_RUN_SECONDS = 3.0
 
 # Checked in this order; the first keyword found in the text decides.
@@ -174,7 +175,7 @@ class EchoExecutor(AgentExecutor):
         await updater.cancel(updater.new_agent_message([new_text_part('Canceled as asked.')]))
 
 
-def build_card(port: int, extended: bool) -> AgentCard:
+def build_card(port: int, extended: bool, rest: bool) -> AgentCard:
     return AgentCard(
         name='interop echo agent (a2a-sdk Python)',
         description='Echoes what it is told; keywords select other task outcomes.',
@@ -186,7 +187,12 @@ def build_card(port: int, extended: bool) -> AgentCard:
                 protocol_version='1.0',
                 url=f'http://{HOST}:{port}{RPC_PATH}',
             )
-        ],
+        ]
+        + (
+            [AgentInterface(protocol_binding='HTTP+JSON', protocol_version='1.0', url=f'http://{HOST}:{port}{REST_PATH}')]
+            if rest
+            else []
+        ),
         capabilities=AgentCapabilities(
             streaming=True,
             push_notifications=True,
@@ -206,13 +212,13 @@ def build_card(port: int, extended: bool) -> AgentCard:
     )
 
 
-async def serve(port: int, extended: bool) -> None:
+async def serve(port: int, extended: bool, rest: bool) -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((HOST, port))
     port = sock.getsockname()[1]
 
-    card = build_card(port, extended)
+    card = build_card(port, extended, rest)
     push_store = InMemoryPushNotificationConfigStore()
     handler = DefaultRequestHandler(
         agent_executor=EchoExecutor(),
@@ -225,6 +231,7 @@ async def serve(port: int, extended: bool) -> None:
     app = Starlette(
         routes=create_agent_card_routes(card)
         + create_jsonrpc_routes(request_handler=handler, rpc_url=RPC_PATH)
+        + (create_rest_routes(request_handler=handler, path_prefix=REST_PATH) if rest else [])
     )
     server = uvicorn.Server(uvicorn.Config(app, log_level='warning', lifespan='off'))
     serving = asyncio.create_task(server.serve(sockets=[sock]))
@@ -245,10 +252,15 @@ def main() -> None:
         action='store_true',
         help='declare capabilities.extendedAgentCard and serve the same card from GetExtendedAgentCard',
     )
+    parser.add_argument(
+        '--no-rest',
+        action='store_true',
+        help='serve and declare only the JSON-RPC binding (by default the SDK\'s HTTP+JSON app too, at ' + REST_PATH + ')',
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     try:
-        asyncio.run(serve(args.port, args.extended_card))
+        asyncio.run(serve(args.port, args.extended_card, not args.no_rest))
     except KeyboardInterrupt:
         pass
 

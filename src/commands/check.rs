@@ -510,6 +510,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
             .map(|i| i.url.clone())
             .unwrap_or_default(),
         rest_tenant: rest.as_ref().and_then(|i| i.tenant.clone()).unwrap_or_default(),
+        rest_streams: Default::default(),
         base_url: origin_of(&discovery.card_url),
         discovery,
         webhook,

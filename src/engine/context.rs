@@ -45,6 +45,9 @@ pub struct Ctx {
     /// tenant.
     pub rest_url: String,
     pub rest_tenant: String,
+    /// HTTP+JSON streams read so far, and where one's events came wrapped in a JSON-RPC envelope
+    /// (REST-SSE-001).
+    pub rest_streams: Mutex<RestStreams>,
     /// The agent's origin, for raw paths that start with `/`.
     pub base_url: String,
     /// Receiver for push checks; started only when a planned check needs it.
@@ -77,6 +80,14 @@ pub struct Ctx {
     /// The change the diagnosis found and the run applies to every check's requests but
     /// CORE-SEND-001's (off with `--no-workaround`).
     pub workaround: Option<Workaround>,
+}
+
+/// What the run saw of HTTP+JSON streams.
+#[derive(Debug, Default)]
+pub struct RestStreams {
+    pub read: usize,
+    /// Where an event's data was a JSON-RPC response, not a bare StreamResponse (first few).
+    pub wrapped: Vec<String>,
 }
 
 /// Whose credentials a request carries (ext step `caller`).

@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::context::{CheckRun, StepFail, code_and_message, compact, truncate};
 use super::liveness::{self, Liveness};
-use super::request::{Answer, operation};
+use super::request::{Answer, binding_of, operation};
 use super::states::{is_terminal, state_of};
 use crate::client::http::{HttpExchange, StreamExchange};
 use crate::report::errors;
@@ -66,7 +66,7 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
                             actual: Some(got),
                         })
                     })?;
-                    check_error(&step.id, x.status, err, ee)?;
+                    check_error(&step.id, x.status, err, &rendered_error(run, &step.id, ee)?)?;
                 }
                 if let Some(exp) = &step.expect {
                     expect_body(run, &step.id, root.as_ref(), exp)?;
@@ -96,7 +96,7 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
                         actual: Some(compact(v.get("result").unwrap_or(&v))),
                     }));
                 };
-                check_error(&step.id, x.status, err, ee)?;
+                check_error(&step.id, x.status, err, &rendered_error(run, &step.id, ee)?)?;
                 return Ok(Some(err.clone()));
             }
             if let Some(err) = v.get("error") {
@@ -298,6 +298,12 @@ fn describe_error(ee: &ExpectError) -> String {
     }
 }
 
+/// `ee` with its `{{…}}` rendered: an error compared with one an earlier step captured.
+fn rendered_error(run: &CheckRun<'_>, step: &str, ee: &ExpectError) -> Result<ExpectError, StepFail> {
+    let v = serde_json::to_value(ee).map_err(|e| StepFail::undecided(step, format!("expect_error: {e}")))?;
+    serde_json::from_value(run.render(step, &v)?).map_err(|e| StepFail::undecided(step, format!("expect_error: {e}")))
+}
+
 fn check_error(step: &str, status: u16, err: &Value, ee: &ExpectError) -> Result<(), StepFail> {
     if let Some(t) = &ee.error_type {
         let code = error_code(t).ok_or_else(|| StepFail::undecided(step, format!("unknown error_type {t:?}")))?;
@@ -364,7 +370,7 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         if let Some(ee) = &step.expect_error {
             let v = body.map_err(|e| fail(format!("expected a JSON-RPC error, got non-JSON: {e}"), WANTED_ERROR))?;
             let err = v.get("error").ok_or_else(|| fail("expected a JSON-RPC error object".into(), WANTED_ERROR))?;
-            check_error(sid, x.status, err, ee)?;
+            check_error(sid, x.status, err, &rendered_error(run, sid, ee)?)?;
             return Ok(Some(err.clone()));
         }
         return Err(match body.ok().and_then(|v| v.get("error").cloned()) {
@@ -395,12 +401,12 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         })?;
         // A JSON-RPC stream's events are JSON-RPC responses (§9.4.2); an HTTP+JSON stream's are
         // bare StreamResponses (§11.7), read in that shape when they came (REST-SSE-001 grades it).
-        if run.binding == Binding::JsonRpc && v.get("jsonrpc") != Some(&json!("2.0")) {
+        if binding_of(run, step) == Binding::JsonRpc && v.get("jsonrpc") != Some(&json!("2.0")) {
             return Err(StepFail::violation(sid, format!("event {i} is not a JSON-RPC 2.0 response: {}", compact(&v))));
         }
         if let Some(err) = v.get("error") {
             if let Some(ee) = &step.expect_error {
-                check_error(sid, x.status, err, ee)?;
+                check_error(sid, x.status, err, &rendered_error(run, sid, ee)?)?;
                 return Ok(Some(err.clone()));
             }
             return Err(StepFail::violation(sid, format!("event {i} is a JSON-RPC error: {}", code_and_message(err))));

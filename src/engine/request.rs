@@ -224,11 +224,16 @@ pub(crate) fn apply_caller(callers: &Callers, caller: &str, req: &mut HttpReques
     }
 }
 
+/// The binding the step's operation goes over: its own, else its check's.
+pub(crate) fn binding_of(run: &CheckRun<'_>, step: &Step) -> Binding {
+    step.binding.as_deref().and_then(Binding::parse).unwrap_or(run.binding)
+}
+
 /// Builds and sends the step's request, keeping the exchange as evidence.
 pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, StepFail> {
     let to_card = step.operation.as_deref() == Some("get_agent_card")
         || step.raw.as_ref().is_some_and(|r| r.path.starts_with("/.well-known/") || r.path.starts_with("http"));
-    let rest = run.binding == Binding::HttpJson && step.raw.is_none();
+    let rest = binding_of(run, step) == Binding::HttpJson && step.raw.is_none();
     if !to_card && !rest && run.ctx.rpc_url.is_empty() {
         return Err(StepFail::undecided(&step.id, "the card offers no A2A 1.0 JSON-RPC interface to send this to"));
     }
@@ -283,8 +288,15 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
         if x.truncated {
             return Err(cut_by_kit(&step.id, run.ctx.client.config().max_body_bytes));
         }
-        if rest {
-            read_rest_stream(&mut x);
+        if rest && x.is_sse() {
+            let wrapped = read_rest_stream(&mut x);
+            let mut seen = run.ctx.rest_streams.lock().unwrap_or_else(|p| p.into_inner());
+            seen.read += 1;
+            if wrapped > 0 && seen.wrapped.len() < 5 {
+                seen.wrapped.push(format!("{} / {}: {wrapped} of {} events", run.id, step.id, x.events.len()));
+            }
+        } else if rest {
+            read_rest_answer(&mut x.body, x.status);
         }
         Ok(Answer::Stream(x))
     } else {
@@ -322,9 +334,9 @@ fn read_rest_answer(body: &mut Vec<u8>, status: u16) {
 }
 
 /// An HTTP+JSON stream read the same way: each event's data, a bare StreamResponse (§11.7), as the
-/// `result` of an event; an answer that is no stream as [`read_rest_answer`].
-fn read_rest_stream(x: &mut StreamExchange) {
-    read_rest_answer(&mut x.body, x.status);
+/// `result` of an event. How many events came wrapped in a JSON-RPC envelope instead.
+fn read_rest_stream(x: &mut StreamExchange) -> usize {
+    let mut wrapped = 0;
     for e in &mut x.events {
         if let Ok(mut data) = serde_json::from_str::<Value>(&e.data) {
             // Data wrapped in a JSON-RPC envelope breaks §11.7 (REST-SSE-001's finding); the
@@ -332,6 +344,7 @@ fn read_rest_stream(x: &mut StreamExchange) {
             if data.get("jsonrpc").is_some()
                 && let Some(inner) = data.get("result").or_else(|| data.get("error")).cloned()
             {
+                wrapped += 1;
                 data = if data.get("error").is_some() { json!({ "error": inner }) } else { inner };
             }
             let shaped =
@@ -341,6 +354,7 @@ fn read_rest_stream(x: &mut StreamExchange) {
             }
         }
     }
+    wrapped
 }
 
 /// Which of `result` and `error` comes first among the top-level members of a JSON-RPC answer the

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::context::{CheckRun, StepFail, compact};
 use super::expect::{HELD_BACK, evaluate, named_assertion};
 use super::probes;
-use super::request::{Answer, send};
+use super::request::{Answer, binding_of, send};
 use super::settle::settle_answer;
 use super::states::is_terminal;
 use crate::client::rest::{envelope, rest_request};
@@ -127,7 +127,7 @@ async fn late_subscription(run: &CheckRun<'_>, step: &Step, answer: &Answer) -> 
     }
     let error = serde_json::from_slice::<Value>(&x.body).ok()?.get("error").cloned()?;
     let origin = format!("{} / {}-state", run.id, step.id);
-    let got = if run.binding == Binding::HttpJson {
+    let got = if binding_of(run, step) == Binding::HttpJson {
         // `…/tasks/{id}:subscribe`: the id is the path's; the tenant, when the interface has one,
         // is the run's.
         let path = reqwest::Url::parse(&x.request.url).ok()?.path().to_owned();

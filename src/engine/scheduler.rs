@@ -23,6 +23,8 @@ pub const WIRE_SCHEMA: &str = "WIRE-SCHEMA";
 pub const ID_ECHO: &str = "JSONRPC-ID-001";
 /// Synthetic: the JSON-RPC interface can be used (on an allowed host, and answering).
 pub const INTERFACE: &str = "KIT-IFACE-001";
+/// HTTP+JSON streams carry bare StreamResponses (§11.7).
+pub const REST_SSE: &str = "REST-SSE-001";
 /// Synthetic: no answer carries a credential the kit sent (the user's, or its invented one).
 pub const SECRET_CREDENTIAL: &str = "KIT-SECRET-010";
 /// Synthetic: no answer carries the canary the kit sends in a header of its own.
@@ -309,6 +311,12 @@ fn base_vars(ctx: &Ctx, check: &PlannedCheck) -> Vars {
         v.set("again", json!(t));
     }
     v.set("agentUrl", json!(ctx.rpc_url));
+    // The HTTP+JSON interface, with the tenant's path segment when it has one: `{{restUrl}}/tasks/…`.
+    let rest = match ctx.rest_tenant.as_str() {
+        "" => ctx.rest_url.trim_end_matches('/').to_owned(),
+        t => format!("{}/{t}", ctx.rest_url.trim_end_matches('/')),
+    };
+    v.set("restUrl", json!(rest));
     v.set("baseUrl", json!(ctx.base_url));
     v.set("cardUrl", json!(ctx.discovery.card_url));
     if let Some(hook) = &ctx.webhook {
@@ -330,6 +338,7 @@ fn decide_synthetic(ctx: &Ctx, check: &PlannedCheck, others: &[CheckResult]) -> 
             },
         },
         DIAGNOSIS => diagnose::verdict(ctx, &meta),
+        REST_SSE => rest_streams(ctx, &meta),
         SECRET_CREDENTIAL => leaks(ctx, &meta, |place| place != CANARY_PLACE),
         SECRET_HEADER => leaks(ctx, &meta, |place| place == CANARY_PLACE),
         other => CheckResult {
@@ -371,6 +380,32 @@ fn leaks(ctx: &Ctx, meta: &crate::report::CheckMeta, which: impl Fn(&str) -> boo
             pointer: None,
             expected: Some("no answer contains a credential the request carried".into()),
             actual: Some(shown.join("\n")),
+        },
+    )
+}
+
+fn rest_streams(ctx: &Ctx, meta: &crate::report::CheckMeta) -> CheckResult {
+    let seen = ctx.rest_streams.lock().unwrap_or_else(|p| p.into_inner());
+    if seen.read == 0 {
+        return CheckResult::skipped(meta, SkipReason::Filtered, "no HTTP+JSON stream was read in this run");
+    }
+    if seen.wrapped.is_empty() {
+        return CheckResult {
+            measurement: Some(format!("{} stream(s), every event a bare StreamResponse", seen.read)),
+            ..CheckResult::new(meta, Outcome::Pass)
+        };
+    }
+    CheckResult::violated(
+        meta,
+        ctx.strict,
+        Failure {
+            message: format!(
+                "HTTP+JSON stream events came as JSON-RPC responses (`jsonrpc`, `result`) instead of bare StreamResponses: {}",
+                seen.wrapped.join("; ")
+            ),
+            expected: Some("data: a StreamResponse ({\"task\": …}, {\"statusUpdate\": …}, …)".into()),
+            actual: Some("data: {\"jsonrpc\": \"2.0\", \"result\": …}".into()),
+            ..Failure::default()
         },
     )
 }

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::context::{CheckRun, Ctx};
 use super::evidence::ToEvidence as _;
-use super::request::{Answer, normalize_params};
+use super::request::{Answer, binding_of, normalize_params};
 use crate::client::http::{HttpExchange, HttpRequest};
 use crate::client::rest::{envelope, rest_request};
 use crate::suite::behaviors::Behaviors;
@@ -149,7 +149,7 @@ pub(crate) async fn settle_answer(run: &mut CheckRun<'_>, step: &Step, last: boo
     else {
         return Answer::Single(x);
     };
-    let rest = (run.binding == Binding::HttpJson).then_some(run.ctx.rest_url.as_str());
+    let rest = (binding_of(run, step) == Binding::HttpJson).then_some(run.ctx.rest_url.as_str());
     // An HTTP+JSON SendMessage body is the request itself, JSON-RPC's params.
     let sent: Value = if rest.is_some() { json!({ "params": sent }) } else { sent };
     let Some(result) = envelope.get("result") else { return Answer::Single(x) };

@@ -59,7 +59,60 @@ pub const OPERATORS: &[&str] = &[
     "not",
     "equals",
     "items",
+    "some",
+    "equivalent",
 ];
+
+/// `v` with every member that holds a ProtoJSON default left out, recursively.
+fn without_defaults(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter().map(|(k, v)| (k.clone(), without_defaults(v))).filter(|(_, v)| !is_default(v)).collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_defaults).collect()),
+        other => other.clone(),
+    }
+}
+
+fn is_default(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(m) => m.is_empty(),
+    }
+}
+
+/// Where two values first differ, as a JSON pointer below `at`.
+fn first_difference(a: &Value, b: &Value, at: &str) -> String {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys()) {
+                match (x.get(k), y.get(k)) {
+                    (Some(p), Some(q)) if json_eq(p, q) => {}
+                    (Some(p), Some(q)) => return first_difference(p, q, &format!("{at}/{k}")),
+                    _ => return format!("{at}/{k}"),
+                }
+            }
+            at.to_owned()
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find(|(_, (p, q))| !json_eq(p, q))
+            .map_or_else(|| at.to_owned(), |(i, (p, q))| first_difference(p, q, &format!("{at}/{i}"))),
+        _ => {
+            if at.is_empty() {
+                "(root)".into()
+            } else {
+                at.to_owned()
+            }
+        }
+    }
+}
 
 /// Operators that may legitimately look at a missing value; all others fail with "missing".
 const MISSING_OK: &[&str] = &["exists", "absent", "not", "any_of"];
@@ -314,6 +367,26 @@ fn check_op(actual: Option<&Value>, op: &str, arg: &Value, pointer: &str, out: &
             }
             for (i, e) in elems.iter().enumerate() {
                 check_into(Some(e), arg, &crate::suite::paths::pointer_index(pointer, i), out);
+            }
+        }
+        // ext: the same message as the argument read as ProtoJSON reads it, where a member left
+        // out and one holding its default (`null`, `""`, `0`, `false`, `[]`, `{}`) are one: what
+        // "semantically equivalent results" of two bindings can be held to (§5.1).
+        "equivalent" => {
+            let (mine, theirs) = (without_defaults(a), without_defaults(arg));
+            if !json_eq(&mine, &theirs) {
+                let at = first_difference(&mine, &theirs, pointer);
+                fail(out, format!("not the same message (first difference at {at})"));
+            }
+        }
+        // ext: at least one element of an array satisfies the assertion (an `ErrorInfo` among the
+        // `details` of an error, whatever else they hold).
+        "some" => {
+            let Value::Array(elems) = a else {
+                return fail(out, format!("`some` needs an array, got {}", type_name(a)));
+            };
+            if !elems.iter().any(|e| check(Some(e), arg, "").is_empty()) {
+                fail(out, format!("no element of {} satisfies {}", elems.len(), render(arg)));
             }
         }
         // Unreachable: only OPERATORS reach here; kept total so a new name fails loudly, not silently.

@@ -57,6 +57,9 @@ impl Binding {
 
 /// The bindings `test` is graded over: those its `transport` names, else both when it is
 /// binding-neutral, else JSON-RPC alone.
+///
+/// The bindings its steps name for themselves (a check comparing the bindings) must be graded
+/// too: [`step_bindings`].
 pub fn bindings_of(test: &Test) -> Vec<Binding> {
     if !test.transport.is_empty() {
         let mut named: Vec<Binding> = test.transport.iter().filter_map(|t| Binding::parse(t)).collect();
@@ -65,6 +68,15 @@ pub fn bindings_of(test: &Test) -> Vec<Binding> {
         return named;
     }
     if is_neutral(test) { Binding::ALL.to_vec() } else { vec![Binding::JsonRpc] }
+}
+
+/// The bindings `test`'s steps name for themselves.
+pub fn step_bindings(test: &Test) -> Vec<Binding> {
+    let mut out: Vec<Binding> =
+        test.steps.iter().filter_map(|s| s.binding.as_deref().and_then(Binding::parse)).collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Abstract operations only (no raw request, no probe), at least one to the agent's interface,
@@ -102,11 +114,29 @@ fn is_neutral(test: &Test) -> bool {
         if stream.get("echo_request_id").is_some_and(|v| v == &Value::Bool(true)) {
             return false;
         }
-        if !s.headers.is_empty() {
+        if !s.headers.is_empty() || s.binding.is_some() {
             return false;
         }
     }
     talks_to_agent
+}
+
+/// The check that the agent reads §11.5's query parameters: every check whose HTTP+JSON requests
+/// carry a query builds on it.
+pub const REST_QUERY: &str = "REST-QUERY-001";
+
+/// Whether an operation of `test` travels with a query over HTTP+JSON: a GET with more params
+/// than its path holds.
+fn sends_query(test: &Test) -> bool {
+    test.steps.iter().any(|s| {
+        let path: &[&str] = match s.operation.as_deref() {
+            Some("list_tasks") | Some("list_push_configs") | Some("list_push_notification_configs") => &[],
+            Some("get_task") => &["id"],
+            _ => return false,
+        };
+        let params = s.params.as_ref().and_then(Value::as_object);
+        params.is_some_and(|p| p.keys().any(|k| k != "tenant" && !path.contains(&k.as_str())))
+    })
 }
 
 /// Whether the params hold, as strings, what HTTP+JSON puts in the operation's path: a check that
@@ -128,17 +158,27 @@ fn path_params_given(op: &str, params: Option<&Value>) -> bool {
 }
 
 /// `test` as graded over `binding`: its id, and the ids it builds on that are graded over that
-/// binding too (`neutral`: the ids graded over more than JSON-RPC), carry the binding.
+/// binding too (`neutral`: the ids graded over more than one binding), carry the binding.
 pub fn for_binding(test: &Arc<Test>, binding: Binding, neutral: &dyn Fn(&str) -> bool) -> Arc<Test> {
     if binding == Binding::JsonRpc {
         return test.clone();
     }
     let mut t = (**test).clone();
-    t.id = binding.check_id(&t.id);
-    let rename = |id: &String| if neutral(id) { binding.check_id(id) } else { id.clone() };
-    t.depends_on = t.depends_on.iter().map(rename).collect();
+    // A check graded over one binding only keeps its id: no other result could share it.
+    if neutral(&t.id) {
+        t.id = binding.check_id(&t.id);
+    }
+    let rename = |b: Binding, id: &String| if neutral(id) { b.check_id(id) } else { id.clone() };
+    t.depends_on = t.depends_on.iter().map(|id| rename(binding, id)).collect();
+    // What the agent does with a query it cannot read is REST-QUERY-001's finding, not every
+    // reader's of a query.
+    if binding == Binding::HttpJson && t.id != REST_QUERY && sends_query(&t) {
+        t.depends_on.push(REST_QUERY.to_owned());
+    }
     for s in &mut t.steps {
-        s.prerequisite.0 = s.prerequisite.0.iter().map(rename).collect();
+        // A step over a binding of its own builds on that binding's checks.
+        let own = s.binding.as_deref().and_then(Binding::parse).unwrap_or(binding);
+        s.prerequisite.0 = s.prerequisite.0.iter().map(|id| rename(own, id)).collect();
     }
     Arc::new(t)
 }
@@ -174,11 +214,15 @@ mod tests {
     fn a_clone_for_http_json_carries_the_binding_in_its_id_and_its_neutral_prerequisites() {
         let t = Arc::new(test(serde_json::json!({"id": "A", "name": "a", "level": "must", "depends_on": ["N", "J"],
             "steps": [{"id": "s", "operation": "get_task", "prerequisite": "N"}]})));
-        let neutral = |id: &str| id == "N";
+        let neutral = |id: &str| id == "N" || id == "A";
         let c = for_binding(&t, Binding::HttpJson, &neutral);
         assert_eq!(c.id, "A[http+json]");
         assert_eq!(c.depends_on, ["N[http+json]", "J"]);
         assert_eq!(c.steps[0].prerequisite.0, ["N[http+json]"]);
         assert!(Arc::ptr_eq(&for_binding(&t, Binding::JsonRpc, &neutral), &t));
+        let only_rest = |id: &str| id == "N";
+        let c = for_binding(&t, Binding::HttpJson, &only_rest);
+        assert_eq!(c.id, "A", "graded over one binding: its own id");
+        assert_eq!(c.steps[0].prerequisite.0, ["N[http+json]"], "it still builds on the HTTP+JSON grading of N");
     }
 }

@@ -314,6 +314,10 @@ pub struct Step {
     /// failure. One id or a list.
     #[serde(default, skip_serializing_if = "Ids::is_empty")]
     pub prerequisite: Ids,
+    /// ext: the binding this step's operation goes over (`jsonrpc`, `http+json`), whatever the
+    /// check's: a check comparing the bindings sends the same operation over each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binding: Option<String>,
     /// ext: whose credentials the request carries: `a` (default: the user's `--header`s), `b` (the
     /// second caller's, `--header-b`), `none` (credential headers left off) or `wrong` (each
     /// credential header with a wrong value of the same scheme).

@@ -5,7 +5,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde_json::Value;
 
 use super::behaviors::{BehaviorMap, Behaviors, MapOrigin};
-use super::binding::{Binding, bindings_of, for_binding};
+use super::binding::{Binding, bindings_of, for_binding, step_bindings};
 use super::loader::LoadedSuite;
 use super::model::Test;
 use crate::report::{CheckMeta, Quote, SkipReason, SpecRef};
@@ -160,14 +160,28 @@ pub fn plan(suites: &[LoadedSuite], sel: &Selection, card: Option<&Value>) -> Re
                     true => (vec![over[0]], Some(over[0])),
                     false => (graded, None),
                 };
+                let missing = step_bindings(test).into_iter().find(|b| !selected.contains(b));
                 for binding in bindings {
                     let test = for_binding(test, binding, &|id| neutral.contains(id));
                     // A filter or an unselected profile wins: the user asked not to hear about it.
-                    let skip = skip_reason(&test, &profile, sel, &only, &exclude, card).or_else(|| {
-                        unselected.map(|b| {
-                            (SkipReason::ProfileNotSelected, format!("binding {} not selected (--binding)", b.as_str()))
+                    let skip = skip_reason(&test, &profile, sel, &only, &exclude, card)
+                        .or_else(|| {
+                            unselected.map(|b| {
+                                (SkipReason::ProfileNotSelected, format!("binding {} not selected (--binding)", b.as_str()))
+                            })
                         })
-                    });
+                        .or_else(|| {
+                            missing.map(|b| {
+                                (
+                                    SkipReason::CapabilityNotDeclared,
+                                    format!(
+                                        "it compares the bindings, and {} is not graded (the card declares no usable {} interface, or --binding left it out)",
+                                        b.as_str(),
+                                        b.protocol_binding()
+                                    ),
+                                )
+                            })
+                        });
                     let disposition = match (skip, s.invalid.get(&(si, ti))) {
                         (Some((r @ (SkipReason::Filtered | SkipReason::ProfileNotSelected), d)), _) => {
                             Disposition::Skip(r, d)
