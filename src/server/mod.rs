@@ -15,6 +15,7 @@ pub mod push;
 pub mod record;
 pub mod rpc;
 pub mod scenario;
+mod service;
 pub mod ssrf;
 pub mod stream;
 pub mod tasks;
