@@ -3,7 +3,7 @@
 //! item 4), except authentication, which also says 401.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use axum::body::Body;
 use axum::extract::State;
@@ -13,7 +13,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::app::App;
-use super::faults::ForeignTreatment;
+use super::binding::Binding;
 use super::methods::{self, CallContext, Outcome};
 use super::service::{
     authenticate, check_extensions, check_version, header_str, is_json_content_type, read_bounded, requested_version,
@@ -229,6 +229,7 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
         return error_response(&app, Some(&id), &RpcError::invalid_params("params", "is required"));
     }
     let ctx = CallContext {
+        binding: Binding::JsonRpc,
         id: id.clone(),
         method,
         authorization: header_str(&headers, header::AUTHORIZATION.as_str()).map(str::to_owned),
@@ -236,25 +237,7 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
         owner,
         foreign: AtomicBool::new(false),
     };
-    let outcome = match method {
-        Method::SendMessage => methods::send_message(&app, &ctx, params).await,
-        Method::SendStreamingMessage => methods::send_streaming_message(&app, &ctx, params).await,
-        Method::GetTask => methods::get_task(&app, &ctx, params),
-        Method::ListTasks => methods::list_tasks(&app, &ctx, params.into_value()),
-        Method::CancelTask => methods::cancel_task(&app, &ctx, params.into_value()),
-        Method::SubscribeToTask => methods::subscribe_to_task(&app, &ctx, params.into_value()),
-        Method::CreateTaskPushNotificationConfig => methods::create_push_config(&app, &ctx, params.into_value()),
-        Method::GetTaskPushNotificationConfig => methods::get_push_config(&app, &ctx, params.into_value()),
-        Method::ListTaskPushNotificationConfigs => methods::list_push_configs(&app, &ctx, params.into_value()),
-        Method::DeleteTaskPushNotificationConfig => methods::delete_push_config(&app, &ctx, params.into_value()),
-        Method::GetExtendedAgentCard => methods::get_extended_card(&app, &ctx, params.into_value()),
-    };
-    // A fault may make another caller's task slower to refuse than a missing one (a timing leak).
-    if ctx.foreign.load(Ordering::Relaxed)
-        && let Some((ForeignTreatment::Slow, ms)) = app.faults.foreign_task(method.name())
-    {
-        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
-    }
+    let outcome = methods::call(&app, &ctx, params).await;
     match outcome {
         Ok(Outcome::Result(v)) => result_response(&app, &id, &v.to_string(), activated.as_deref()),
         Ok(Outcome::Json(raw)) => result_response(&app, &id, &raw, activated.as_deref()),
