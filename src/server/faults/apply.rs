@@ -618,6 +618,40 @@ mod tests {
     }
 
     #[test]
+    fn bare_frames_are_mutated_as_results_and_wrapped_on_request() {
+        let frame = |data: Value| SseEvent { id: Some("0".into()), event: None, data: data.to_string(), comments: 0 };
+        let f = active(json!([
+            {"op": "drop_key", "key": "contextId"},
+            {"op": "sse_drop", "kind": "statusUpdate"},
+            {"op": "sse_bare_events"}
+        ]));
+        let frames = vec![
+            frame(json!({"task": {"id": "t", "contextId": "c"}})),
+            frame(json!({"statusUpdate": {"taskId": "t"}})),
+            frame(json!({"error": {"code": 500, "status": "INTERNAL", "message": "m", "contextId": "kept"}})),
+        ];
+        let out = mutate_frames(&f, None, &mut StreamState::default(), frames, true, true);
+        let data: Vec<Value> = out.iter().map(|e| serde_json::from_str(&e.data).unwrap()).collect();
+        assert_eq!(
+            data,
+            [
+                json!({"task": {"id": "t"}}),
+                json!({"error": {"code": 500, "status": "INTERNAL", "message": "m", "contextId": "kept"}})
+            ]
+        );
+        let wrap = active(json!([{"op": "sse_wrap_jsonrpc"}]));
+        let one = vec![frame(json!({"task": {"id": "t"}}))];
+        let out = mutate_frames(&wrap, None, &mut StreamState::default(), one.clone(), true, true);
+        assert_eq!(
+            serde_json::from_str::<Value>(&out[0].data).unwrap(),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"task": {"id": "t"}}})
+        );
+        let rpc = vec![frame(json!({"jsonrpc": "2.0", "id": 7, "result": {"task": {"id": "t"}}}))];
+        let out = mutate_frames(&wrap, None, &mut StreamState::default(), rpc.clone(), true, false);
+        assert_eq!(out[0].data, rpc[0].data, "a JSON-RPC event is wrapped already");
+    }
+
+    #[test]
     fn rewrite_string_by_key_and_set_from_header() {
         let f = active(json!([
             {"op": "rewrite_string", "key": "timestamp", "pattern": "Z$", "to": "+00:00"},
