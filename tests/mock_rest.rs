@@ -297,6 +297,9 @@ async fn every_operation_at_its_verb_and_path() {
     assert_eq!((wrong.status, wrong.headers["allow"].to_str().unwrap()), (405, "GET"));
     let nothing = rest(&p, Verb::GET, "/no/such/operation/here/x", None).await;
     assert_eq!(nothing.status, 404);
+    // A client that joins the card's URL (ending in `/`) and `/tasks` asks for `//tasks`.
+    let joined = p.http.get(format!("{}/tasks", p.server.rest_url())).header("a2a-version", "1.0");
+    assert_eq!(joined.send().await.unwrap().status(), 200);
 }
 
 /// The `/{tenant}/…` variant of every path: tasks live under the tenant their path names, as
@@ -434,7 +437,13 @@ async fn each_a2a_error_has_its_http_status_and_error_info() {
         .unwrap();
     assert_eq!(raw.status(), 400, "application/json is read too; the body is not JSON");
     let plain = p.http.post(url(&p, "/message:send")).header("a2a-version", "1.0").header("content-type", "text/plain");
-    assert_eq!(plain.body("{}").send().await.unwrap().status(), 400);
+    let plain = plain.body("{}").send().await.unwrap();
+    assert_eq!(plain.status(), 415, "HTTP's Unsupported Media Type, not an A2A error");
+    let plain: Value = plain.json().await.unwrap();
+    assert_eq!(
+        (plain["error"]["code"].as_i64(), plain["error"]["status"].as_str()),
+        (Some(415), Some("INVALID_ARGUMENT"))
+    );
     let unversioned = p.http.get(url(&p, "/tasks")).send().await.unwrap();
     assert_eq!(unversioned.status(), 400, "no A2A-Version is 0.3 (§3.6.2)");
 }

@@ -68,16 +68,21 @@ fn no_route(app: &App, verb: &Verb, path: &str, why: NoRoute) -> Response {
         }
         NoRoute::WrongVerb(allow) => {
             let e = RpcError::new(ErrorCode::MethodNotFound, format!("{verb} is not served at {path}; {allow} is"));
-            let (_, mut body) = errors::status_body(&e.to_json_with(app.config.error_info_everywhere));
-            body["error"]["code"] = Value::from(405);
-            body["error"]["status"] = Value::from("UNIMPLEMENTED");
-            let mut r = json_response(StatusCode::METHOD_NOT_ALLOWED, body.to_string());
+            let mut r = http_error(app, StatusCode::METHOD_NOT_ALLOWED, "UNIMPLEMENTED", &e);
             if let Ok(v) = HeaderValue::from_str(&allow) {
                 r.headers_mut().insert(header::ALLOW, v);
             }
             r
         }
     }
+}
+
+/// An error HTTP itself names, not one of §5.4's: `err`'s body under another status.
+fn http_error(app: &App, status: StatusCode, name: &str, err: &RpcError) -> Response {
+    let (_, mut body) = errors::status_body(&err.to_json_with(app.config.error_info_everywhere));
+    body["error"]["code"] = Value::from(status.as_u16());
+    body["error"]["status"] = Value::from(name);
+    json_response(status, body.to_string())
 }
 
 /// Every HTTP+JSON request under the REST base (the path prefix; nothing else there is served).
@@ -114,7 +119,9 @@ pub async fn endpoint(
         }
     };
     // §11.1: application/a2a+json SHOULD be used; application/json (1.0.0's) and any other +json
-    // type are read too. A request without a body needs none.
+    // type are read too. A request without a body needs none. Another media type is HTTP's own
+    // 415 Unsupported Media Type (RFC 9110 §15.5.16): the body is not one the binding reads. It is
+    // not ContentTypeNotSupportedError, which is about a message's parts (§3.3.2).
     if !bytes.iter().all(u8::is_ascii_whitespace) {
         match header_str(&headers, header::CONTENT_TYPE.as_str()) {
             Some(ct) if is_json_content_type(ct) => {}
@@ -124,7 +131,7 @@ pub async fn endpoint(
                     None => "Content-Type application/a2a+json is required with a body".to_owned(),
                 };
                 let e = RpcError::new(ErrorCode::InvalidRequest, format!("Request payload validation error: {why}"));
-                return error(&app, &e);
+                return http_error(&app, StatusCode::UNSUPPORTED_MEDIA_TYPE, "INVALID_ARGUMENT", &e);
             }
         }
         if json_depth_exceeds(&bytes, limits.max_json_depth) {
