@@ -36,9 +36,15 @@ pub enum NoRoute {
 #[derive(Debug, Clone)]
 pub struct RestParams(pub Value);
 
-/// The verbs and operations at a path relative to the REST base (its segments, decoded), with the
-/// task and config ids the path names.
-fn operations(segs: &[String]) -> Option<(Vec<(Verb, Method)>, Option<String>, Option<String>)> {
+/// What a path names: the operations under each verb, and the task and config ids in it.
+struct AtPath {
+    verbs: Vec<(Verb, Method)>,
+    task: Option<String>,
+    config: Option<String>,
+}
+
+/// What a path relative to the REST base (its segments, decoded) names.
+fn operations(segs: &[String]) -> Option<AtPath> {
     let strs: Vec<&str> = segs.iter().map(String::as_str).collect();
     let ops = match strs.as_slice() {
         ["message:send"] => (vec![(Verb::POST, Method::SendMessage)], None, None),
@@ -72,7 +78,7 @@ fn operations(segs: &[String]) -> Option<(Vec<(Verb, Method)>, Option<String>, O
         _ => return None,
     };
     let (verbs, task, config) = ops;
-    Some((verbs, task.map(str::to_owned), config.map(str::to_owned)))
+    Some(AtPath { verbs, task: task.map(str::to_owned), config: config.map(str::to_owned) })
 }
 
 /// The operation `verb` names at `path` (relative to the REST base; a doubled leading slash, from a
@@ -90,7 +96,7 @@ pub fn route(verb: &Verb, path: &str) -> Result<Route, NoRoute> {
         (!tenant.is_empty()).then_some(())?;
         operations(rest).map(|ops| (Some(tenant.clone()), ops))
     });
-    let Some((tenant, (verbs, task, config))) = found else {
+    let Some((tenant, AtPath { verbs, task, config })) = found else {
         return Err(NoRoute::NotFound);
     };
     // HEAD is GET without a body (RFC 9110 §9.3.2); hyper leaves the body out.
