@@ -774,3 +774,53 @@ async fn a_blocking_send_over_rest_returns_the_finished_task() {
     assert_eq!(sent["task"]["status"]["state"], "TASK_STATE_COMPLETED");
     assert!(started.elapsed() < Duration::from_secs(15));
 }
+
+/// `a2a-conform mock --binding B` as a user runs it: the lines it prints name what it serves, and
+/// its card declares that binding alone.
+#[tokio::test]
+async fn the_binding_flag_of_the_mock_command() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    struct KillOnDrop(std::process::Child);
+    impl Drop for KillOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let http = reqwest::Client::builder().timeout(EXCHANGE_TIMEOUT).build().unwrap();
+    for (flag, printed, other, binding) in
+        [("jsonrpc", "JSON-RPC:", "HTTP+JSON:", "JSONRPC"), ("http+json", "HTTP+JSON:", "JSON-RPC:", "HTTP+JSON")]
+    {
+        let mut child = KillOnDrop(
+            Command::new(env!("CARGO_BIN_EXE_a2a-conform"))
+                .args(["mock", "--port", "0", "--binding", flag])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("the binary starts"),
+        );
+        let stdout = child.0.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines().map_while(Result::ok);
+            let _ = tx.send(lines.by_ref().take(3).collect::<Vec<String>>());
+            for _ in lines {}
+        });
+        let lines = rx.recv_timeout(Duration::from_secs(30)).expect("three lines within 30 s");
+        assert!(lines[2].starts_with(printed), "--binding {flag}: {lines:?}");
+        assert!(lines.iter().all(|l| !l.starts_with(other)), "--binding {flag}: {lines:?}");
+        let base = lines[0].strip_prefix("listening on ").unwrap();
+        let url = lines[2].split_whitespace().nth(1).unwrap();
+        let c: Value =
+            http.get(format!("{base}/.well-known/agent-card.json")).send().await.unwrap().json().await.unwrap();
+        assert_eq!(c["supportedInterfaces"].as_array().unwrap().len(), 1, "--binding {flag}: {c}");
+        assert_eq!(
+            (c["supportedInterfaces"][0]["protocolBinding"].as_str(), c["supportedInterfaces"][0]["url"].as_str()),
+            (Some(binding), Some(url))
+        );
+        let rest = http.get(format!("{base}/tasks")).header("a2a-version", "1.0").send().await.unwrap();
+        assert_eq!(rest.status() == 200, flag == "http+json", "--binding {flag}: GET /tasks is {}", rest.status());
+    }
+}
