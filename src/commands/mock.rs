@@ -68,11 +68,16 @@ pub fn print_limits(config: &MockConfig) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// One line per fault: id, the section it violates, what the mock does wrong.
+/// One line per fault: id, the section it violates, what the mock does wrong, and the bindings it
+/// is committed on when not every one.
 pub fn list_faults() -> anyhow::Result<i32> {
     let catalogue = FaultCatalogue::builtin()?;
     for f in catalogue.all() {
-        println!("{:<40} §{:<8} {}", f.id, f.section, f.description);
+        let on = match f.bindings.as_slice() {
+            [] => String::new(),
+            some => format!(" [{}]", some.iter().map(|b| b.name()).collect::<Vec<_>>().join(", ")),
+        };
+        println!("{:<40} §{:<8} {}{on}", f.id, f.section, f.description);
     }
     println!("{} faults", catalogue.len());
     Ok(0)
