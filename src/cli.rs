@@ -18,7 +18,7 @@ use crate::report::terminal::use_color;
 use crate::server::config::CardSigning;
 use crate::server::faults::FaultCatalogue;
 use crate::server::fleet::FleetConfig;
-use crate::server::{ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
+use crate::server::{Bindings, ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
 use crate::suite::behaviors::{BehaviorMap, Behaviors};
 use crate::suite::binding::Binding;
 
@@ -395,6 +395,28 @@ pub enum FormatArg {
     Md,
 }
 
+/// `mock --binding`: which protocol bindings the card declares and the mock serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BindingArg {
+    /// JSON-RPC at /rpc only
+    Jsonrpc,
+    /// HTTP+JSON/REST at the root only
+    #[value(name = "http+json")]
+    HttpJson,
+    /// Both, JSON-RPC first on the card
+    Both,
+}
+
+impl From<BindingArg> for Bindings {
+    fn from(b: BindingArg) -> Bindings {
+        match b {
+            BindingArg::Jsonrpc => Bindings::JsonRpc,
+            BindingArg::HttpJson => Bindings::HttpJson,
+            BindingArg::Both => Bindings::Both,
+        }
+    }
+}
+
 impl From<FormatArg> for Format {
     fn from(f: FormatArg) -> Format {
         match f {
@@ -513,7 +535,11 @@ pub struct MockArgs {
     /// Neither declare the resume extension nor honour `afterEventId` (Last-Event-ID still works).
     #[arg(long)]
     pub no_resume_extension: bool,
-    /// Serve the card at PREFIX/.well-known/agent-card.json and JSON-RPC under PREFIX (e.g. /agents/a).
+    /// Which protocol bindings the card declares and the mock serves: JSON-RPC at /rpc, HTTP+JSON
+    /// (REST, §11) at the root; a binding not declared is not served.
+    #[arg(long, value_enum, default_value = "both", value_name = "BINDING")]
+    pub binding: BindingArg,
+    /// Serve the card at PREFIX/.well-known/agent-card.json and both bindings under PREFIX (e.g. /agents/a).
     #[arg(long, value_name = "PREFIX", default_value = "")]
     pub path_prefix: String,
     /// Accept the 0.3 method names (message/send, tasks/get, ...) as aliases of the 1.0 ones.
@@ -685,6 +711,7 @@ impl MockArgs {
             default_scenario: self.default_scenario.clone(),
             cut_streams_after: None,
             interface_elsewhere: false,
+            bindings: self.binding.into(),
         })
     }
 }

@@ -9,19 +9,21 @@ use anyhow::Context as _;
 
 use crate::server::faults::FaultCatalogue;
 use crate::server::fleet::{Fleet, FleetConfig};
-use crate::server::{MockConfig, MockServer};
+use crate::server::{Binding, MockConfig, MockServer};
 
 /// Serves until Ctrl-C. The first line printed, `listening on URL`, is the contract scripts rely on.
 pub async fn serve(config: MockConfig, addr: SocketAddr) -> anyhow::Result<i32> {
     let server = MockServer::bind(config, addr).await.with_context(|| format!("starting the mock peer on {addr}"))?;
     // A reader that took the first line and left (`mock | head -1`) does not stop the mock.
-    let _ = writeln!(
-        std::io::stdout(),
-        "listening on {}\nagent card: {}\nJSON-RPC:   {}",
-        server.url(),
-        server.card_url(),
-        server.rpc_url()
-    );
+    let bindings = server.app().config.bindings;
+    let mut lines = format!("listening on {}\nagent card: {}", server.url(), server.card_url());
+    if bindings.serves(Binding::JsonRpc) {
+        lines.push_str(&format!("\nJSON-RPC:   {}", server.rpc_url()));
+    }
+    if bindings.serves(Binding::HttpJson) {
+        lines.push_str(&format!("\nHTTP+JSON:  {}", server.rest_url()));
+    }
+    let _ = writeln!(std::io::stdout(), "{lines}");
     std::io::stdout().flush().ok();
     server.run_until_ctrl_c().await;
     Ok(0)
@@ -66,11 +68,16 @@ pub fn print_limits(config: &MockConfig) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// One line per fault: id, the section it violates, what the mock does wrong.
+/// One line per fault: id, the section it violates, what the mock does wrong, and the bindings it
+/// is committed on when not every one.
 pub fn list_faults() -> anyhow::Result<i32> {
     let catalogue = FaultCatalogue::builtin()?;
     for f in catalogue.all() {
-        println!("{:<40} §{:<8} {}", f.id, f.section, f.description);
+        let on = match f.bindings.as_slice() {
+            [] => String::new(),
+            some => format!(" [{}]", some.iter().map(|b| b.name()).collect::<Vec<_>>().join(", ")),
+        };
+        println!("{:<40} §{:<8} {}{on}", f.id, f.section, f.description);
     }
     println!("{} faults", catalogue.len());
     Ok(0)

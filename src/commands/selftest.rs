@@ -86,6 +86,11 @@ pub struct Matrix {
     pub stale_unkillable: Vec<String>,
     /// Listed as unkillable: id → reason.
     pub unkillable: BTreeMap<String, String>,
+    /// Faults marked `awaiting_checks` (the checks they name are being written), not run unless
+    /// named with `--fault`.
+    pub awaiting: Vec<String>,
+    /// Faults marked `awaiting_checks` although every check they name exists: the mark is stale.
+    pub stale_awaiting: Vec<String>,
     /// Number of scored checks (graded against the clean mock).
     pub scored_checks: usize,
     /// Number of violations run (conforming behaviours not counted).
@@ -107,6 +112,7 @@ impl Matrix {
             && self.survivors.is_empty()
             && self.unkilled_checks.is_empty()
             && self.stale_unkillable.is_empty()
+            && self.stale_awaiting.is_empty()
             && self.collateral.is_empty()
     }
 
@@ -259,6 +265,16 @@ impl Matrix {
         for c in &self.stale_unkillable {
             s.push_str(&format!("  stale: {c} is listed as unkillable but a fault kills it\n"));
         }
+        if !self.awaiting.is_empty() {
+            s.push_str(&format!(
+                "faults awaiting their checks (not run): {}: {}\n",
+                self.awaiting.len(),
+                self.awaiting.join(", ")
+            ));
+        }
+        for f in &self.stale_awaiting {
+            s.push_str(&format!("  stale: {f} is marked awaiting_checks but every check it names exists\n"));
+        }
         let mut slow: Vec<(&String, &u64)> = self.run_ms.iter().collect();
         slow.sort_by(|a, b| b.1.cmp(a.1));
         let slowest: Vec<String> =
@@ -396,8 +412,13 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     .map_err(|e| e.to_string())?;
     let unkillable: BTreeMap<String, String> =
         serde_json::from_str(UNKILLABLE).map_err(|e| format!("mock-peer/unkillable.json: {e}"))?;
-    let mut faults: Vec<Arc<Fault>> =
-        catalogue.all().filter(|f| opts.faults.is_empty() || opts.faults.contains(&f.id)).cloned().collect();
+    // A fault whose checks are still being written runs only when named: nothing would catch it.
+    let awaiting: Vec<Arc<Fault>> = catalogue.all().filter(|f| f.awaiting_checks).cloned().collect();
+    let mut faults: Vec<Arc<Fault>> = catalogue
+        .all()
+        .filter(|f| if opts.faults.is_empty() { !f.awaiting_checks } else { opts.faults.contains(&f.id) })
+        .cloned()
+        .collect();
     // Faults that wait on purpose run first, so that they do not stretch the tail of the matrix.
     faults.sort_by_key(|f| std::cmp::Reverse(deliberate_wait_ms(f)));
     for id in &opts.faults {
@@ -476,6 +497,10 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     };
     let stale_unkillable =
         if whole { unkillable.keys().filter(|id| all_killed.contains(id)).cloned().collect() } else { Vec::new() };
+    let known: BTreeSet<&str> = clean.iter().map(|r| r.id.as_str()).collect();
+    let stale_awaiting =
+        awaiting.iter().filter(|f| f.kills.iter().all(|k| known.contains(k.as_str()))).map(|f| f.id.clone()).collect();
+    let awaiting = awaiting.iter().filter(|f| !intended.contains_key(&f.id)).map(|f| f.id.clone()).collect();
     let conforming: Vec<String> = faults.iter().filter(|f| f.conforming).map(|f| f.id.clone()).collect();
     let undetected_faults =
         kills.iter().filter(|(f, k)| k.is_empty() && !conforming.contains(f)).map(|(f, _)| f.clone()).collect();
@@ -496,6 +521,8 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
         unkilled_checks,
         stale_unkillable,
         unkillable,
+        awaiting,
+        stale_awaiting,
         scored_checks: scored.len(),
         faults: faults.len() - conforming.len(),
         conforming,

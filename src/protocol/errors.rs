@@ -67,6 +67,50 @@ error_codes! {
 }
 
 impl ErrorCode {
+    /// The HTTP status of this error in the HTTP+JSON binding: §5.4's table (the 1.0.1 column,
+    /// which moved TaskNotCancelable from 409, ContentTypeNotSupported from 415 and
+    /// InvalidAgentResponse from 502 to 400, 400 and 500), and for the errors §5.4 does not list
+    /// (JSON-RPC's own, and authentication) what HTTP says: a request the server cannot read or
+    /// validate 400, an operation that does not exist 404, an internal error 500, no valid
+    /// credential 401.
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorCode::TaskNotFound | ErrorCode::MethodNotFound => 404,
+            ErrorCode::InvalidAgentResponse | ErrorCode::Internal => 500,
+            ErrorCode::Unauthenticated => 401,
+            ErrorCode::ParseError
+            | ErrorCode::InvalidRequest
+            | ErrorCode::InvalidParams
+            | ErrorCode::TaskNotCancelable
+            | ErrorCode::PushNotificationNotSupported
+            | ErrorCode::UnsupportedOperation
+            | ErrorCode::ContentTypeNotSupported
+            | ErrorCode::ExtendedAgentCardNotConfigured
+            | ErrorCode::ExtensionSupportRequired
+            | ErrorCode::VersionNotSupported => 400,
+        }
+    }
+
+    /// The `google.rpc.Code` name of this error (§5.4's gRPC column, 1.0.1): the `status` member of
+    /// an HTTP+JSON error body (§11.6).
+    pub fn rpc_status(self) -> &'static str {
+        match self {
+            ErrorCode::TaskNotFound | ErrorCode::MethodNotFound => "NOT_FOUND",
+            ErrorCode::InvalidAgentResponse | ErrorCode::Internal => "INTERNAL",
+            ErrorCode::Unauthenticated => "UNAUTHENTICATED",
+            ErrorCode::ParseError
+            | ErrorCode::InvalidRequest
+            | ErrorCode::InvalidParams
+            | ErrorCode::ContentTypeNotSupported => "INVALID_ARGUMENT",
+            ErrorCode::TaskNotCancelable
+            | ErrorCode::PushNotificationNotSupported
+            | ErrorCode::UnsupportedOperation
+            | ErrorCode::ExtendedAgentCardNotConfigured
+            | ErrorCode::ExtensionSupportRequired
+            | ErrorCode::VersionNotSupported => "FAILED_PRECONDITION",
+        }
+    }
+
     /// True for codes in the A2A range, which carry an ErrorInfo detail.
     pub fn is_a2a(self) -> bool {
         (-32099..=-32001).contains(&self.code())
@@ -200,6 +244,26 @@ mod tests {
         assert_eq!(e["data"][0]["@type"], BAD_REQUEST_TYPE);
         assert_eq!(e["data"][1]["@type"], ERROR_INFO_TYPE);
         assert_eq!(RpcError::task_not_found("t").to_json_with(true), RpcError::task_not_found("t").to_json());
+    }
+
+    #[test]
+    fn http_statuses_follow_section_5_4() {
+        let table = [
+            (ErrorCode::TaskNotFound, 404, "NOT_FOUND"),
+            (ErrorCode::TaskNotCancelable, 400, "FAILED_PRECONDITION"),
+            (ErrorCode::PushNotificationNotSupported, 400, "FAILED_PRECONDITION"),
+            (ErrorCode::UnsupportedOperation, 400, "FAILED_PRECONDITION"),
+            (ErrorCode::ContentTypeNotSupported, 400, "INVALID_ARGUMENT"),
+            (ErrorCode::InvalidAgentResponse, 500, "INTERNAL"),
+            (ErrorCode::ExtendedAgentCardNotConfigured, 400, "FAILED_PRECONDITION"),
+            (ErrorCode::ExtensionSupportRequired, 400, "FAILED_PRECONDITION"),
+            (ErrorCode::VersionNotSupported, 400, "FAILED_PRECONDITION"),
+        ];
+        for (code, status, name) in table {
+            assert_eq!((code.http_status(), code.rpc_status()), (status, name), "{code:?}");
+        }
+        assert_eq!(ErrorCode::InvalidParams.http_status(), 400);
+        assert_eq!(ErrorCode::Unauthenticated.http_status(), 401);
     }
 
     #[test]

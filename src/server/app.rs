@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::binding::Binding;
 use super::card::{self, CardDocument};
 use super::config::{ExtendedCard, MockConfig};
 use super::dedup::MessageIds;
@@ -31,8 +32,10 @@ pub struct App {
     pub recorder: Arc<Recorder>,
     /// Tasks whose first stream was cut (`cut_streams_after`): each is cut once.
     pub cut_tasks: std::sync::Mutex<std::collections::HashSet<String>>,
-    /// The faults the mock commits in its own behaviour (not in the middleware).
+    /// The faults the mock commits in its own behaviour (not in the middleware) on JSON-RPC calls.
     pub faults: faults::ActiveFaults,
+    /// The same on HTTP+JSON calls.
+    pub rest_faults: faults::ActiveFaults,
 }
 
 /// The mock could not start.
@@ -48,6 +51,14 @@ pub enum MockError {
 }
 
 impl App {
+    /// The faults committed in the mock's own behaviour on `binding`'s calls.
+    pub fn faults_for(&self, binding: Binding) -> &faults::ActiveFaults {
+        match binding {
+            Binding::JsonRpc => &self.faults,
+            Binding::HttpJson => &self.rest_faults,
+        }
+    }
+
     /// Builds the state for a server reachable at `base_url` (no trailing slash; the path prefix,
     /// if any, included).
     pub fn new(config: MockConfig, base_url: &str) -> Result<Self, MockError> {
@@ -72,7 +83,9 @@ impl App {
     /// [`App::new`] with the scenarios [`App::scenario_book`] built for the same settings, shared
     /// rather than built again (the agents of a fleet run one book).
     pub fn with_scenarios(config: MockConfig, base_url: &str, scenarios: Arc<ScenarioBook>) -> Result<Self, MockError> {
-        let active = faults::ActiveFaults(config.faults.clone());
+        let all = faults::ActiveFaults(config.faults.clone());
+        // The cards, the task store and push delivery belong to no binding.
+        let active = all.scoped(None);
         // The agent builds its cards (a card fault is a defect of that), then signs what it
         // serves: the signature covers the card as served. Edits after signing are the layer's.
         let typed = card::public_card(&config, base_url, &scenarios);
@@ -104,7 +117,7 @@ impl App {
             policy: config.webhooks,
             timeout: Duration::from_millis(config.push_timeout_ms),
             retries: config.push_retries,
-            faults: faults::ActiveFaults(config.faults.clone()),
+            faults: active.clone(),
         });
         let message_ids = MessageIds::new(l.max_message_ids);
         Ok(App {
@@ -116,7 +129,8 @@ impl App {
             message_ids,
             recorder,
             cut_tasks: std::sync::Mutex::default(),
-            faults: active,
+            faults: all.scoped(Some(Binding::JsonRpc)),
+            rest_faults: all.scoped(Some(Binding::HttpJson)),
             config,
         })
     }

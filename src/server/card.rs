@@ -6,6 +6,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::binding::Binding;
 use super::config::{CardSigning, ExtendedCard, MockConfig, RESUME_EXTENSION_URI};
 use super::faults::Mutation;
 use super::scenario::ScenarioBook;
@@ -20,6 +21,9 @@ use crate::protocol::{
 pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-card.json";
 /// Path of the JSON-RPC endpoint, advertised in `supportedInterfaces`.
 pub const RPC_PATH: &str = "/rpc";
+/// The HTTP+JSON interface's URL, relative to the base: the base itself (the prefix root), so that
+/// its operations are at `/message:send`, `/tasks/{id}`, ... as §11.3 writes them.
+pub const REST_PATH: &str = "/";
 /// Name of the bearer scheme protecting the extended card.
 pub const BEARER_SCHEME: &str = "bearer";
 
@@ -119,12 +123,19 @@ pub fn public_card(cfg: &MockConfig, base_url: &str, scenarios: &ScenarioBook) -
         description: "A faithful A2A 1.0 mock peer from a2a-conform. Its behaviour is scripted by scenario files \
                       selected by the prefix of the first text part or of the messageId (ACTS §11)."
             .into(),
-        supported_interfaces: vec![AgentInterface {
-            url: format!("{base_url}{RPC_PATH}"),
-            protocol_binding: "JSONRPC".into(),
-            tenant: cfg.tenant.clone(),
-            protocol_version: PROTOCOL_VERSION.into(),
-        }],
+        supported_interfaces: cfg
+            .bindings
+            .served()
+            .map(|b| AgentInterface {
+                url: match b {
+                    Binding::JsonRpc => format!("{base_url}{RPC_PATH}"),
+                    Binding::HttpJson => format!("{base_url}{REST_PATH}"),
+                },
+                protocol_binding: b.protocol_binding().into(),
+                tenant: cfg.tenant.clone(),
+                protocol_version: PROTOCOL_VERSION.into(),
+            })
+            .collect(),
         provider: Some(AgentProvider { url: base_url.to_owned(), organization: "a2a-conform".into() }),
         version: env!("CARGO_PKG_VERSION").into(),
         documentation_url: None,

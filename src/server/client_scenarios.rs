@@ -135,6 +135,8 @@ impl ClientScenario {
                     kills: Vec::new(),
                     conforming: true,
                     mock: Default::default(),
+                    bindings: Vec::new(),
+                    awaiting_checks: false,
                 }));
             }
         }

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use super::binding::Bindings;
 use crate::protocol::limits::Limits;
 
 /// How the mock treats a request without an `A2A-Version` service parameter (§3.6.2, digest §14
@@ -109,7 +110,7 @@ pub struct MockConfig {
     /// Declare the resume extension ([`RESUME_EXTENSION_URI`]) and honour `afterEventId` in
     /// SubscribeToTask params. `Last-Event-ID` is honoured either way.
     pub resume_extension: bool,
-    /// Serve the card and JSON-RPC under this path (`/agents/a`); empty for the root.
+    /// Serve the card and both bindings under this path (`/agents/a`); empty for the root.
     pub path_prefix: String,
     /// Accept the 0.3 method names (`message/send`, `tasks/get`, ...) as aliases of the 1.0 ones;
     /// off, they get -32601 as from any 1.0 agent.
@@ -134,6 +135,9 @@ pub struct MockConfig {
     /// address is not loopback), served by a second listener; the card's own address serves
     /// everything too, so a client that ignores the interface URL still gets its answers.
     pub interface_elsewhere: bool,
+    /// The bindings declared on the card and served: JSON-RPC at `/rpc`, HTTP+JSON at the root
+    /// (both under the path prefix).
+    pub bindings: Bindings,
 }
 
 impl MockConfig {
@@ -197,6 +201,7 @@ impl Default for MockConfig {
             default_scenario: None,
             cut_streams_after: None,
             interface_elsewhere: false,
+            bindings: Bindings::Both,
         }
     }
 }

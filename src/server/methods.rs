@@ -10,12 +10,13 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use super::app::App;
+use super::binding::Binding;
 use super::config::ExtendedCard;
 use super::faults::ForeignTreatment;
 use super::push::ensure_worker;
 use super::scenario::{TemplateVars, render_parts};
 use super::ssrf;
-use super::stream::{self, CloseAt, StreamOptions};
+use super::stream::{self, CloseAt, Framing, StreamOptions};
 use super::tasks::runner::{agent_message, cancel, spawn_run};
 use super::tasks::view::view;
 use super::tasks::{LoggedEvent, StreamSlot, Subscription, TaskHandle};
@@ -42,6 +43,9 @@ pub enum Outcome {
 
 /// Request facts that live outside `params`.
 pub struct CallContext {
+    /// The binding the call came over: its faults, and how its stream events are framed.
+    pub binding: Binding,
+    /// The JSON-RPC request id (REST calls have none; they carry a placeholder).
     pub id: RequestId,
     pub method: Method,
     pub authorization: Option<String>,
@@ -50,6 +54,22 @@ pub struct CallContext {
     pub owner: String,
     /// Set when the request named another caller's task (the answer then mirrors a missing one).
     pub foreign: AtomicBool,
+}
+
+impl CallContext {
+    /// How this call's stream events are framed: in a JSON-RPC response with the request's id
+    /// (§9.4.2), or bare (§11.7).
+    pub fn framing(&self) -> Framing {
+        match self.binding {
+            Binding::JsonRpc => Framing::JsonRpc(self.id.clone()),
+            Binding::HttpJson => Framing::Bare,
+        }
+    }
+
+    /// The faults committed on this call's binding.
+    fn faults<'a>(&self, app: &'a App) -> &'a super::faults::ActiveFaults {
+        app.faults_for(self.binding)
+    }
 }
 
 fn to_value<T: serde::Serialize>(v: &T) -> Value {
@@ -68,7 +88,7 @@ fn lookup(app: &App, ctx: &CallContext, tenant: &str, id: &str) -> Result<Arc<Ta
     }
     if let Some(h) = app.store.get_any_owner(tenant, id) {
         ctx.foreign.store(true, Ordering::Relaxed);
-        match app.faults.foreign_task(ctx.method.name()) {
+        match ctx.faults(app).foreign_task(ctx.method.name()) {
             Some((ForeignTreatment::Visible, _)) => return Ok(h),
             Some((ForeignTreatment::Revealed, _)) => {
                 return Err(RpcError::new(ErrorCode::TaskNotFound, format!("task {id} belongs to another caller"))
@@ -205,7 +225,7 @@ async fn accept_new_message(
     }
     let snapshot = snapshot.then(|| Box::new(handle.lock().task().into_owned()));
     let sub = handle.subscribe_after(Some(0));
-    match app.faults.run_delay() {
+    match ctx.faults(app).run_delay() {
         // A worker that picks the task up later: a cancel in between leaves it nothing to run.
         Some(delay) => {
             let handle = handle.clone();
@@ -217,6 +237,30 @@ async fn accept_new_message(
         None => spawn_run(handle.clone(), &scenario.steps, input),
     }
     Ok(Accepted::Task(handle, snapshot, 0, sub))
+}
+
+/// Calls `ctx.method` with `params`: what both bindings' adapters do once they have read a call.
+pub async fn call(app: &App, ctx: &CallContext, params: Params<'_>) -> Result<Outcome, RpcError> {
+    let outcome = match ctx.method {
+        Method::SendMessage => send_message(app, ctx, params).await,
+        Method::SendStreamingMessage => send_streaming_message(app, ctx, params).await,
+        Method::GetTask => get_task(app, ctx, params),
+        Method::ListTasks => list_tasks(app, ctx, params.into_value()),
+        Method::CancelTask => cancel_task(app, ctx, params.into_value()),
+        Method::SubscribeToTask => subscribe_to_task(app, ctx, params.into_value()),
+        Method::CreateTaskPushNotificationConfig => create_push_config(app, ctx, params.into_value()),
+        Method::GetTaskPushNotificationConfig => get_push_config(app, ctx, params.into_value()),
+        Method::ListTaskPushNotificationConfigs => list_push_configs(app, ctx, params.into_value()),
+        Method::DeleteTaskPushNotificationConfig => delete_push_config(app, ctx, params.into_value()),
+        Method::GetExtendedAgentCard => get_extended_card(app, ctx, params.into_value()),
+    };
+    // A fault may make another caller's task slower to refuse than a missing one (a timing leak).
+    if ctx.foreign.load(Ordering::Relaxed)
+        && let Some((ForeignTreatment::Slow, ms)) = ctx.faults(app).foreign_task(ctx.method.name())
+    {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
+    outcome
 }
 
 /// SendMessage (§3.1.1): blocking by default, `returnImmediately` returns the task as created.
@@ -266,7 +310,7 @@ pub async fn send_streaming_message(app: &App, ctx: &CallContext, params: Params
     match accept_message(app, ctx, &req, true).await? {
         Accepted::Message(m) => {
             let opts = StreamOptions::new(&app.config, CloseAt::TerminalOrInterrupted);
-            Ok(Outcome::Stream(stream::single(ctx.id.clone(), StreamResponse::Message(m), opts)))
+            Ok(Outcome::Stream(stream::single(ctx.framing(), StreamResponse::Message(m), opts)))
         }
         Accepted::Task(handle, snapshot, seq, sub) => {
             let slot = open_stream_slot(app, &handle)?;
@@ -274,7 +318,7 @@ pub async fn send_streaming_message(app: &App, ctx: &CallContext, params: Params
             let first = StreamResponse::Task(view(&snapshot, hl, true));
             let opts = StreamOptions::new(&app.config, CloseAt::TerminalOrInterrupted);
             let cut = first_stream_cut(app, &snapshot.id, &req);
-            Ok(Outcome::Stream(stream::follow(ctx.id.clone(), Some((seq, first)), sub, slot, opts, cut)))
+            Ok(Outcome::Stream(stream::follow(ctx.framing(), Some((seq, first)), sub, slot, opts, cut)))
         }
     }
 }
@@ -357,7 +401,7 @@ pub fn list_tasks(app: &App, ctx: &CallContext, params: Value) -> Result<Outcome
         )
     };
     let after_ms = req.status_timestamp_after.map(|t| t.unix_millis());
-    let owner = match app.faults.foreign_task(ctx.method.name()) {
+    let owner = match ctx.faults(app).foreign_task(ctx.method.name()) {
         Some((ForeignTreatment::Visible, _)) => None,
         _ => Some(ctx.owner.as_str()),
     };
@@ -409,7 +453,7 @@ pub fn cancel_task(app: &App, ctx: &CallContext, params: Value) -> Result<Outcom
     check_id("id", &req.id, &app.config.limits)?;
     let handle = lookup(app, ctx, &req.tenant, &req.id)?;
     if let Err(state) = cancel(&handle) {
-        if app.faults.refused_cancel_applies() {
+        if ctx.faults(app).refused_cancel_applies() {
             handle.update(|t| t.overwrite_finished_state(TaskState::Canceled));
         }
         return Err(RpcError::new(
@@ -477,7 +521,7 @@ pub fn subscribe_to_task(app: &App, ctx: &CallContext, params: Value) -> Result<
         let interrupted = close == CloseAt::TerminalOrInterrupted && state.is_interrupted();
         (g.task().into_owned(), g.log.last_seq().unwrap_or(0), replay, interrupted)
     };
-    let id = ctx.id.clone();
+    let id = ctx.framing();
     if interrupted {
         // Nothing more will happen until a follow-up: the stream ends with what the client lacks.
         let events = match replay {

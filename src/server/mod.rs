@@ -1,7 +1,8 @@
-//! The reference server ("mock peer"): a spec-exact A2A 1.0 agent over JSON-RPC + SSE whose
-//! behaviour is scripted by scenario files.
+//! The reference server ("mock peer"): a spec-exact A2A 1.0 agent over JSON-RPC and HTTP+JSON,
+//! with SSE, whose behaviour is scripted by scenario files.
 
 pub mod app;
+pub mod binding;
 pub mod card;
 pub mod client_scenarios;
 pub mod config;
@@ -13,8 +14,10 @@ pub mod methods;
 pub mod peer;
 pub mod push;
 pub mod record;
+pub mod rest;
 pub mod rpc;
 pub mod scenario;
+mod service;
 pub mod ssrf;
 pub mod stream;
 pub mod tasks;
@@ -27,18 +30,19 @@ use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use axum::serve::ListenerExt as _;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use app::{App, MockError};
+pub use binding::{Binding, Bindings};
 pub use config::{ExtendedCard, MissingVersion, MockConfig, RESUME_EXTENSION_URI, WebhookPolicy};
 pub use peer::{Expectation, ExpectationFailure, MockPeer, MockPeerBuilder};
 pub use record::RecordedRequest;
 
-use card::{RPC_PATH, WELL_KNOWN_PATH};
+use card::{REST_PATH, RPC_PATH, WELL_KNOWN_PATH};
 
 async fn serve_card(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     let doc = &app.card;
@@ -70,22 +74,31 @@ async fn serve_card(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
     r
 }
 
-/// The mock's routes: the well-known card and the JSON-RPC endpoint (with or without a trailing
-/// slash), under the configured path prefix. Usable without a socket through
+/// The mock's routes, under the configured path prefix: the well-known card, the JSON-RPC endpoint
+/// (with or without a trailing slash) and the HTTP+JSON operations (every other path, relative to
+/// the prefix), each binding only when served. Usable without a socket through
 /// `tower::ServiceExt::oneshot`. A prefix that cannot be served (see
 /// [`MockConfig::normalized_prefix`]) is ignored here; [`MockServer::start`] refuses it.
 pub fn router(app: Arc<App>) -> Router {
-    let active = Arc::new(faults::layer::FaultLayer::new(faults::ActiveFaults(app.config.faults.clone())));
     let prefix = app.config.normalized_prefix().unwrap_or_default();
+    let active = Arc::new(faults::layer::FaultLayer::new(
+        faults::ActiveFaults(app.config.faults.clone()),
+        &prefix,
+        app.config.bindings,
+    ));
     let recording = app.config.record_requests.then(|| record::Recording {
         recorder: app.recorder.clone(),
         max_request_bytes: app.config.limits.max_request_bytes,
     });
-    let mut routes = Router::new()
-        .route(WELL_KNOWN_PATH, get(serve_card))
-        .route(RPC_PATH, post(rpc::endpoint))
-        .route(&format!("{RPC_PATH}/"), post(rpc::endpoint))
-        .with_state(app);
+    let bindings = app.config.bindings;
+    let mut routes = Router::new().route(WELL_KNOWN_PATH, get(serve_card));
+    if bindings.serves(Binding::JsonRpc) {
+        routes = routes.route(RPC_PATH, post(rpc::endpoint)).route(&format!("{RPC_PATH}/"), post(rpc::endpoint));
+    }
+    if bindings.serves(Binding::HttpJson) {
+        routes = routes.route("/{*operation}", any(rest::endpoint));
+    }
+    let mut routes = routes.with_state(app);
     if !prefix.is_empty() {
         routes = Router::new().nest(&prefix, routes);
     }
@@ -197,6 +210,12 @@ impl MockServer {
     /// The JSON-RPC endpoint URL advertised on the card.
     pub fn rpc_url(&self) -> String {
         format!("{}{RPC_PATH}", self.base_url)
+    }
+
+    /// The HTTP+JSON base URL advertised on the card (the REST paths are relative to it): the base
+    /// URL with a trailing slash.
+    pub fn rest_url(&self) -> String {
+        format!("{}{REST_PATH}", self.base_url)
     }
 
     pub fn card_url(&self) -> String {

@@ -374,6 +374,20 @@ impl MockPeer {
         self.server.rpc_url()
     }
 
+    /// The HTTP+JSON base URL the card advertises (the REST paths, `/message:send` and so on, are
+    /// relative to it).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let peer = a2a_conform::server::MockPeer::start().await;
+    /// assert_eq!(peer.rest_url(), format!("{}/", peer.url()));
+    /// # }
+    /// ```
+    pub fn rest_url(&self) -> String {
+        self.server.rest_url()
+    }
+
     /// The underlying server (its shared state, for inspecting stored tasks).
     ///
     /// ```

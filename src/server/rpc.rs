@@ -3,7 +3,7 @@
 //! item 4), except authentication, which also says 401.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use axum::body::Body;
 use axum::extract::State;
@@ -13,13 +13,15 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::app::App;
-use super::config::{MissingVersion, RESUME_EXTENSION_URI};
-use super::faults::ForeignTreatment;
+use super::binding::Binding;
 use super::methods::{self, CallContext, Outcome};
+use super::service::{
+    authenticate, check_extensions, check_version, header_str, is_json_content_type, read_bounded, requested_version,
+};
 use super::validate::Params;
 use crate::protocol::jsonrpc::{Method, RequestId, failure_with};
 use crate::protocol::limits::json_depth_exceeds;
-use crate::protocol::version::{EXTENSIONS_HEADER, ProtocolVersion, VERSION_HEADER, split_list};
+use crate::protocol::version::EXTENSIONS_HEADER;
 use crate::protocol::{ErrorCode, RpcError};
 
 fn json_response(status: StatusCode, body: &Value, extensions: Option<&str>) -> Response {
@@ -66,102 +68,6 @@ fn error_response(app: &App, id: Option<&RequestId>, err: &RpcError) -> Response
         r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"a2a-conform\""));
     }
     r
-}
-
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
-}
-
-/// True for `application/json` and any `+json` media type, ignoring parameters.
-fn is_json_content_type(value: &str) -> bool {
-    let base = value.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    base == "application/json" || (base.starts_with("application/") && base.ends_with("+json"))
-}
-
-/// The version the request asks for: the header, else the `A2A-Version` query parameter (§3.6.1).
-fn requested_version(headers: &HeaderMap, uri: &Uri) -> Option<String> {
-    if let Some(v) = header_str(headers, VERSION_HEADER) {
-        return Some(v.to_owned());
-    }
-    uri.query()?.split('&').find_map(|kv| {
-        let (k, v) = kv.split_once('=')?;
-        k.eq_ignore_ascii_case(VERSION_HEADER).then(|| v.to_owned())
-    })
-}
-
-/// The caller the request authenticates as (§7.4): "" when the mock knows no callers, else the
-/// number of the bearer token presented. A missing or unknown token is refused (-32000, HTTP 401),
-/// unless a fault lets it through as the first caller.
-fn authenticate(app: &App, headers: &HeaderMap, method: &str) -> Result<String, RpcError> {
-    let callers = &app.config.callers;
-    if callers.is_empty() {
-        return Ok(String::new());
-    }
-    let presented = header_str(headers, header::AUTHORIZATION.as_str())
-        .and_then(|h| h.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, t)| t.trim());
-    let Some(token) = presented else {
-        if app.faults.auth_bypass(method, true) {
-            return Ok("caller-1".into());
-        }
-        return Err(RpcError::new(
-            ErrorCode::Unauthenticated,
-            "this agent requires a bearer token (scheme \"bearer\" on the card): none was presented",
-        ));
-    };
-    match callers.iter().position(|c| methods::constant_time_eq(c.as_bytes(), token.as_bytes())) {
-        Some(i) => Ok(format!("caller-{}", i + 1)),
-        None if app.faults.auth_bypass(method, false) => Ok("caller-1".into()),
-        None => {
-            Err(RpcError::new(ErrorCode::Unauthenticated, "the bearer token presented is not valid for this agent"))
-        }
-    }
-}
-
-fn check_version(app: &App, raw: Option<String>) -> Result<(), RpcError> {
-    let raw = raw.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
-    let version = match raw {
-        None if app.config.missing_version == MissingVersion::AssumeCurrent => return Ok(()),
-        None => ProtocolVersion::V0_3,
-        Some(s) => match ProtocolVersion::parse(&s) {
-            Some(v) => v,
-            None => {
-                return Err(RpcError::new(
-                    ErrorCode::VersionNotSupported,
-                    format!("A2A-Version {s:?} is not Major.Minor; this agent supports 1.0"),
-                )
-                .with_meta("requestedVersion", s)
-                .with_meta("supportedVersions", "1.0"));
-            }
-        },
-    };
-    if version == ProtocolVersion::V1_0 {
-        return Ok(());
-    }
-    Err(RpcError::new(
-        ErrorCode::VersionNotSupported,
-        format!("A2A-Version {version} is not supported; this agent supports 1.0"),
-    )
-    .with_meta("requestedVersion", version.to_string())
-    .with_meta("supportedVersions", "1.0"))
-}
-
-/// Required extensions the request did not activate give -32008; returns the activated ones to echo.
-fn check_extensions(app: &App, headers: &HeaderMap) -> Result<Option<String>, RpcError> {
-    let requested: Vec<&str> =
-        headers.get_all(EXTENSIONS_HEADER).iter().filter_map(|v| v.to_str().ok()).flat_map(split_list).collect();
-    if let Some(missing) = app.config.required_extensions.iter().find(|r| !requested.contains(&r.as_str())) {
-        return Err(RpcError::new(
-            ErrorCode::ExtensionSupportRequired,
-            format!("this agent requires extension {missing}; activate it with the A2A-Extensions header"),
-        )
-        .with_meta("extension", missing.clone()));
-    }
-    let resume = (app.config.resume_extension && app.config.streaming).then_some(RESUME_EXTENSION_URI);
-    let declared = app.config.extensions.iter().chain(&app.config.required_extensions).map(String::as_str);
-    let active: Vec<&str> = declared.chain(resume).filter(|d| requested.contains(d)).collect();
-    Ok((!active.is_empty()).then(|| active.join(", ")))
 }
 
 /// A well-formed envelope: a call to answer, or a notification, which gets no reply.
@@ -255,36 +161,6 @@ fn parse_envelope(body: &[u8]) -> Result<Envelope<'_>, (Option<RequestId>, RpcEr
     Ok(Envelope::Call(id, method, Params::Value(params)))
 }
 
-/// Most bytes read and thrown away after a body went over the limit, and for how long: draining
-/// lets the client finish writing and read the error instead of a broken pipe.
-const DRAIN_BYTES: usize = 64 * 1024 * 1024;
-const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// The body if it fits in `limit`; `None` (after a bounded drain) if it does not.
-async fn read_bounded(body: Body, limit: usize) -> Option<bytes::Bytes> {
-    use futures::StreamExt as _;
-    let mut stream = body.into_data_stream();
-    let mut buf = bytes::BytesMut::new();
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.ok()?;
-        if buf.len() + chunk.len() > limit {
-            let mut drained = buf.len() + chunk.len();
-            let drain = async {
-                while let Some(Ok(c)) = stream.next().await {
-                    drained += c.len();
-                    if drained > DRAIN_BYTES {
-                        break;
-                    }
-                }
-            };
-            let _ = tokio::time::timeout(DRAIN_TIME, drain).await;
-            return None;
-        }
-        buf.extend_from_slice(&chunk);
-    }
-    Some(buf.freeze())
-}
-
 pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri, body: Body) -> Response {
     let limits = &app.config.limits;
     match header_str(&headers, header::CONTENT_TYPE.as_str()) {
@@ -332,7 +208,7 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
         );
         return error_response(&app, None, &e);
     }
-    let owner = match authenticate(&app, &headers, &method_name) {
+    let owner = match authenticate(&app, &app.faults, &headers, &method_name) {
         Ok(o) => o,
         Err(e) => return error_response(&app, Some(&id), &e),
     };
@@ -353,6 +229,7 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
         return error_response(&app, Some(&id), &RpcError::invalid_params("params", "is required"));
     }
     let ctx = CallContext {
+        binding: Binding::JsonRpc,
         id: id.clone(),
         method,
         authorization: header_str(&headers, header::AUTHORIZATION.as_str()).map(str::to_owned),
@@ -360,25 +237,7 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
         owner,
         foreign: AtomicBool::new(false),
     };
-    let outcome = match method {
-        Method::SendMessage => methods::send_message(&app, &ctx, params).await,
-        Method::SendStreamingMessage => methods::send_streaming_message(&app, &ctx, params).await,
-        Method::GetTask => methods::get_task(&app, &ctx, params),
-        Method::ListTasks => methods::list_tasks(&app, &ctx, params.into_value()),
-        Method::CancelTask => methods::cancel_task(&app, &ctx, params.into_value()),
-        Method::SubscribeToTask => methods::subscribe_to_task(&app, &ctx, params.into_value()),
-        Method::CreateTaskPushNotificationConfig => methods::create_push_config(&app, &ctx, params.into_value()),
-        Method::GetTaskPushNotificationConfig => methods::get_push_config(&app, &ctx, params.into_value()),
-        Method::ListTaskPushNotificationConfigs => methods::list_push_configs(&app, &ctx, params.into_value()),
-        Method::DeleteTaskPushNotificationConfig => methods::delete_push_config(&app, &ctx, params.into_value()),
-        Method::GetExtendedAgentCard => methods::get_extended_card(&app, &ctx, params.into_value()),
-    };
-    // A fault may make another caller's task slower to refuse than a missing one (a timing leak).
-    if ctx.foreign.load(Ordering::Relaxed)
-        && let Some((ForeignTreatment::Slow, ms)) = app.faults.foreign_task(method.name())
-    {
-        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
-    }
+    let outcome = methods::call(&app, &ctx, params).await;
     match outcome {
         Ok(Outcome::Result(v)) => result_response(&app, &id, &v.to_string(), activated.as_deref()),
         Ok(Outcome::Json(raw)) => result_response(&app, &id, &raw, activated.as_deref()),

@@ -1,5 +1,6 @@
-//! SSE responses (§9.4.2): a Task snapshot (or a lone Message), then the task's logged events in
-//! generation order, each as a JSON-RPC response with the event's sequence number as `id:`; the
+//! SSE responses (§9.4.2, §11.7): a Task snapshot (or a lone Message), then the task's logged
+//! events in generation order, each as a JSON-RPC response (or, over HTTP+JSON, a bare
+//! StreamResponse) with the event's sequence number as `id:`; the
 //! stream ends after the event that makes the task terminal or interrupted (§11.7); SubscribeToTask
 //! streams, unless `--subscribe-closes-at-interrupted`, only after a terminal one (§3.1.6).
 
@@ -14,6 +15,7 @@ use bytes::Bytes;
 use futures::stream::{self, Stream, StreamExt};
 
 use super::config::MockConfig;
+use super::rest::errors::error_body;
 use super::tasks::{Lagged, StreamSlot, Subscription};
 use crate::protocol::StreamResponse;
 use crate::protocol::errors::{ErrorCode, RpcError};
@@ -22,6 +24,34 @@ use crate::sse::{encode_comment, encode_event};
 
 /// How often an idle stream sends a comment so that proxies keep it open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// What each event's `data:` holds.
+#[derive(Debug, Clone)]
+pub enum Framing {
+    /// A JSON-RPC response with the request's id, the StreamResponse as its `result` (§9.4.2); an
+    /// error is a JSON-RPC error response.
+    JsonRpc(RequestId),
+    /// The bare StreamResponse (§11.7); an error is the body an HTTP+JSON error answer has, a
+    /// `google.rpc.Status` under `error` (§11.6), the HTTP status being already 200.
+    Bare,
+}
+
+impl Framing {
+    fn event(&self, ev: &StreamResponse) -> String {
+        let v = serde_json::to_value(ev).expect("StreamResponse serializes");
+        match self {
+            Framing::JsonRpc(id) => success(id, v).to_string(),
+            Framing::Bare => v.to_string(),
+        }
+    }
+
+    fn error(&self, err: &RpcError, info_everywhere: bool) -> String {
+        match self {
+            Framing::JsonRpc(id) => failure_with(Some(id), err, info_everywhere).to_string(),
+            Framing::Bare => error_body(err, info_everywhere).to_string(),
+        }
+    }
+}
 
 /// Which events end a task stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,14 +85,13 @@ impl StreamOptions {
         }
     }
 
-    fn error_event(&self, id: &RequestId, err: &RpcError) -> Bytes {
-        let data = failure_with(Some(id), err, self.error_info_everywhere).to_string();
-        Bytes::from(encode_event(None, None, &data))
+    fn error_event(&self, id: &Framing, err: &RpcError) -> Bytes {
+        Bytes::from(encode_event(None, None, &id.error(err, self.error_info_everywhere)))
     }
 
     /// The event framed, or (`Err`) the error event that replaces one over `max_event_bytes`.
-    fn frame(&self, id: &RequestId, seq: u64, ev: &StreamResponse) -> Result<Bytes, Bytes> {
-        let data = success(id, serde_json::to_value(ev).expect("StreamResponse serializes")).to_string();
+    fn frame(&self, id: &Framing, seq: u64, ev: &StreamResponse) -> Result<Bytes, Bytes> {
+        let data = id.event(ev);
         if data.len() > self.max_event_bytes {
             let err = RpcError::new(
                 ErrorCode::Internal,
@@ -79,13 +108,13 @@ impl StreamOptions {
 }
 
 /// A stream holding exactly one Message (§3.1.2 message-only shape).
-pub fn single(id: RequestId, ev: StreamResponse, opts: StreamOptions) -> Response {
+pub fn single(id: Framing, ev: StreamResponse, opts: StreamOptions) -> Response {
     fixed(id, vec![(0, ev)], opts)
 }
 
 /// A stream of exactly these events (labelled with their sequence numbers), then closed: a
 /// snapshot of a task that is already interrupted, or the replay of one.
-pub fn fixed(id: RequestId, events: Vec<(u64, StreamResponse)>, opts: StreamOptions) -> Response {
+pub fn fixed(id: Framing, events: Vec<(u64, StreamResponse)>, opts: StreamOptions) -> Response {
     let mut body = Vec::new();
     for (seq, ev) in &events {
         match opts.frame(&id, *seq, ev) {
@@ -110,7 +139,7 @@ pub struct Cut {
 /// `None` when resuming) followed by the subscription's events until one that `opts.close` names.
 /// `slot` is held for the life of the stream, so the task's stream count drops when it ends.
 pub fn follow(
-    id: RequestId,
+    id: Framing,
     first: Option<(u64, StreamResponse)>,
     sub: Subscription,
     slot: StreamSlot,
@@ -133,7 +162,7 @@ pub fn follow(
 }
 
 enum State {
-    Open(RequestId, Subscription, StreamSlot, Option<Cutting>),
+    Open(Framing, Subscription, StreamSlot, Option<Cutting>),
     Done,
 }
 

@@ -432,19 +432,29 @@ fn kind_of(data: &Value) -> Option<String> {
 }
 
 /// Applies stream mutations to the next frames; returns what to send now. Call with `finished`
-/// at the end to release anything held back.
+/// at the end to release anything held back. `bare`: the frames are HTTP+JSON events, a bare
+/// StreamResponse each, mutated as the `result` of a JSON-RPC event would be (an error event,
+/// `{"error": Status}`, only by the operations on positions and ids).
 pub fn mutate_frames(
     faults: &ActiveFaults,
     method: Option<&str>,
     st: &mut StreamState,
     frames: Vec<SseEvent>,
     finished: bool,
+    bare: bool,
 ) -> Vec<SseEvent> {
     let mut out: Vec<(usize, SseEvent)> = Vec::new();
     for mut f in frames {
         let pos = st.seen;
         st.seen += 1;
-        let mut v: Value = match serde_json::from_str(&f.data) {
+        let mut v: Value = match serde_json::from_str::<Value>(&f.data) {
+            // A bare event is looked at as the JSON-RPC event it stands for.
+            Ok(v) if bare => {
+                let error = v.get("error").is_some();
+                let mut env = Map::new();
+                env.insert(if error { "bareError" } else { "result" }.into(), v);
+                Value::Object(env)
+            }
             Ok(v) => v,
             Err(_) => {
                 out.push((pos, f));
@@ -481,8 +491,24 @@ pub fn mutate_frames(
         if drop {
             continue;
         }
-        mutate_response(faults, method, &mut v);
-        if faults.mutations().any(|m| matches!(m, Mutation::SseBareEvents { methods } if applies(methods, method))) {
+        if !(bare && v.get("bareError").is_some()) {
+            mutate_response(faults, method, &mut v);
+        }
+        if bare {
+            let wrap = faults.mutations().find_map(|m| match m {
+                Mutation::SseWrapJsonrpc { id, methods } if applies(methods, method) => Some(id.clone()),
+                _ => None,
+            });
+            v = match (v.get("result"), v.get("bareError"), wrap) {
+                (Some(r), _, Some(id)) => serde_json::json!({"jsonrpc": "2.0", "id": id, "result": r}),
+                (Some(r), _, None) => r.clone(),
+                (None, Some(e), _) => e.clone(),
+                (None, None, _) => v,
+            };
+        } else if faults
+            .mutations()
+            .any(|m| matches!(m, Mutation::SseBareEvents { methods } if applies(methods, method)))
+        {
             v = v.get("result").cloned().unwrap_or(v);
         }
         f.data = v.to_string();
@@ -576,16 +602,53 @@ mod tests {
         };
         let ids = |fs: &[SseEvent]| fs.iter().map(|f| f.id.clone().unwrap_or_default()).collect::<Vec<_>>();
         let f = active(json!([{"op": "sse_drop", "kind": "task"}]));
-        assert_eq!(ids(&mutate_frames(&f, None, &mut StreamState::default(), frames(3), true)), ["1", "2"]);
+        assert_eq!(ids(&mutate_frames(&f, None, &mut StreamState::default(), frames(3), true, false)), ["1", "2"]);
         let f = active(json!([{"op": "sse_swap", "a": 1, "b": 2}]));
         let mut st = StreamState::default();
-        let first = mutate_frames(&f, None, &mut st, frames(2), false);
+        let first = mutate_frames(&f, None, &mut st, frames(2), false, false);
         assert!(first.is_empty(), "held until position 2 arrives");
         let all = frames(3);
-        let rest = mutate_frames(&f, None, &mut st, all[2..].to_vec(), true);
+        let rest = mutate_frames(&f, None, &mut st, all[2..].to_vec(), true, false);
         assert_eq!(ids(&rest), ["0", "2", "1"]);
         let f = active(json!([{"op": "sse_duplicate", "index": 1}]));
-        assert_eq!(ids(&mutate_frames(&f, None, &mut StreamState::default(), frames(3), true)), ["0", "1", "1", "2"]);
+        assert_eq!(
+            ids(&mutate_frames(&f, None, &mut StreamState::default(), frames(3), true, false)),
+            ["0", "1", "1", "2"]
+        );
+    }
+
+    #[test]
+    fn bare_frames_are_mutated_as_results_and_wrapped_on_request() {
+        let frame = |data: Value| SseEvent { id: Some("0".into()), event: None, data: data.to_string(), comments: 0 };
+        let f = active(json!([
+            {"op": "drop_key", "key": "contextId"},
+            {"op": "sse_drop", "kind": "statusUpdate"},
+            {"op": "sse_bare_events"}
+        ]));
+        let frames = vec![
+            frame(json!({"task": {"id": "t", "contextId": "c"}})),
+            frame(json!({"statusUpdate": {"taskId": "t"}})),
+            frame(json!({"error": {"code": 500, "status": "INTERNAL", "message": "m", "contextId": "kept"}})),
+        ];
+        let out = mutate_frames(&f, None, &mut StreamState::default(), frames, true, true);
+        let data: Vec<Value> = out.iter().map(|e| serde_json::from_str(&e.data).unwrap()).collect();
+        assert_eq!(
+            data,
+            [
+                json!({"task": {"id": "t"}}),
+                json!({"error": {"code": 500, "status": "INTERNAL", "message": "m", "contextId": "kept"}})
+            ]
+        );
+        let wrap = active(json!([{"op": "sse_wrap_jsonrpc"}]));
+        let one = vec![frame(json!({"task": {"id": "t"}}))];
+        let out = mutate_frames(&wrap, None, &mut StreamState::default(), one.clone(), true, true);
+        assert_eq!(
+            serde_json::from_str::<Value>(&out[0].data).unwrap(),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"task": {"id": "t"}}})
+        );
+        let rpc = vec![frame(json!({"jsonrpc": "2.0", "id": 7, "result": {"task": {"id": "t"}}}))];
+        let out = mutate_frames(&wrap, None, &mut StreamState::default(), rpc.clone(), true, false);
+        assert_eq!(out[0].data, rpc[0].data, "a JSON-RPC event is wrapped already");
     }
 
     #[test]

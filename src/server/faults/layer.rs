@@ -1,5 +1,13 @@
 //! The middleware that makes the mock commit its active faults: it rewrites requests before the
 //! mock sees them and responses (JSON answers, SSE streams, the card) after it produced them.
+//!
+//! Each request belongs to a binding or to none (the card): a JSON-RPC call gets the faults
+//! committed on JSON-RPC, an HTTP+JSON one those committed on HTTP+JSON (a fault's `bindings`),
+//! the card those without a filter. An HTTP+JSON exchange is mutated as the JSON-RPC call it
+//! stands for: the request as `{"method", "params"}` (the params its path, query and body give),
+//! a result as the envelope's `result` (the REST body is the bare result), an error in its
+//! JSON-RPC form `{code, message, data}` and rendered again as the binding's error (the code giving
+//! the HTTP status, `data` the `details`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -16,7 +24,10 @@ use serde_json::Value;
 
 use super::apply::{self, StreamState, applies};
 use super::{ActiveFaults, Mutation, Target};
-use crate::server::card::WELL_KNOWN_PATH;
+use crate::server::binding::{Binding, Bindings};
+use crate::server::card::{RPC_PATH, WELL_KNOWN_PATH};
+use crate::server::rest::errors::{RpcForm, status_body};
+use crate::server::rest::routes::{self, RestParams};
 use crate::sse::{SseEvent, SseParser, encode_events};
 
 /// Largest body the fault layer rewrites; larger ones pass through untouched.
@@ -32,22 +43,63 @@ fn on_matches(on: &Option<String>, is_card: bool) -> bool {
     }
 }
 
-/// What the middleware holds: the faults, and which tasks have SubscribeToTask streams open, which
-/// tells a concurrent subscriber from a lone one.
+/// What the middleware holds: the faults committed on each binding and on the card, where the
+/// bindings are served, and which tasks have SubscribeToTask streams open, which tells a
+/// concurrent subscriber from a lone one.
 #[derive(Debug)]
 pub struct FaultLayer {
-    faults: Arc<ActiveFaults>,
+    rpc: Arc<ActiveFaults>,
+    rest: Arc<ActiveFaults>,
+    card: Arc<ActiveFaults>,
+    /// The path prefix the routes are nested under ("" for none).
+    prefix: String,
+    bindings: Bindings,
     subscribers: Arc<Subscribers>,
 }
 
 impl FaultLayer {
-    pub fn new(faults: ActiveFaults) -> Self {
-        FaultLayer { faults: Arc::new(faults), subscribers: Arc::default() }
+    /// The layer committing `faults` on a mock serving `bindings` under `prefix`.
+    pub fn new(faults: ActiveFaults, prefix: &str, bindings: Bindings) -> Self {
+        FaultLayer {
+            rpc: Arc::new(faults.scoped(Some(Binding::JsonRpc))),
+            rest: Arc::new(faults.scoped(Some(Binding::HttpJson))),
+            card: Arc::new(faults.scoped(None)),
+            prefix: prefix.to_owned(),
+            bindings,
+            subscribers: Arc::default(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.faults.is_empty()
+        self.rpc.is_empty() && self.rest.is_empty() && self.card.is_empty()
     }
+
+    /// What a request is to: the card, a JSON-RPC call, or an HTTP+JSON one (its path relative
+    /// to the prefix). A path the mock serves nothing at counts as JSON-RPC when REST is not
+    /// served, as it always did.
+    fn kind(&self, path: &str) -> Kind {
+        let rel = match path.strip_prefix(self.prefix.as_str()) {
+            Some(r) if !self.prefix.is_empty() && !r.is_empty() && !r.starts_with('/') => path,
+            Some(r) => r,
+            None => path,
+        };
+        if rel == WELL_KNOWN_PATH {
+            return Kind::Card;
+        }
+        let rpc_path = rel == RPC_PATH || rel.strip_prefix(RPC_PATH) == Some("/");
+        if self.bindings.serves(Binding::HttpJson) && !(rpc_path && self.bindings.serves(Binding::JsonRpc)) {
+            return Kind::Rest(rel.to_owned());
+        }
+        Kind::Rpc
+    }
+}
+
+/// What a request is to.
+enum Kind {
+    Card,
+    Rpc,
+    /// With the path relative to the REST base.
+    Rest(String),
 }
 
 /// Open SubscribeToTask streams per task id.
@@ -85,11 +137,8 @@ impl Drop for Subscribed {
     }
 }
 
-/// Axum middleware committing the layer's faults.
-pub async fn commit(State(layer): State<Arc<FaultLayer>>, req: Request, next: Next) -> Response {
-    let faults = &layer.faults;
-    let is_card = req.uri().path() == WELL_KNOWN_PATH;
-    let (mut parts, body) = req.into_parts();
+/// The request-header and query mutations, on any request.
+fn rewrite_request_head(faults: &ActiveFaults, parts: &mut axum::http::request::Parts) {
     for m in faults.mutations() {
         match m {
             Mutation::RequestDropHeader { name } => {
@@ -114,12 +163,36 @@ pub async fn commit(State(layer): State<Arc<FaultLayer>>, req: Request, next: Ne
             _ => {}
         }
     }
+}
+
+/// [`Mutation::QuerySnakeCaseOnly`]: the query without its camelCase names (service parameters,
+/// `A2A-…`, kept).
+fn snake_case_query(query: &str) -> String {
+    query
+        .split('&')
+        .filter(|pair| {
+            let name = pair.split('=').next().unwrap_or("");
+            name.to_ascii_lowercase().starts_with("a2a-") || !name.bytes().any(|b| b.is_ascii_uppercase())
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// Axum middleware committing the layer's faults.
+pub async fn commit(State(layer): State<Arc<FaultLayer>>, req: Request, next: Next) -> Response {
+    let kind = layer.kind(req.uri().path());
+    let faults = match &kind {
+        Kind::Card => &layer.card,
+        Kind::Rpc => &layer.rpc,
+        Kind::Rest(_) => &layer.rest,
+    };
+    let (mut parts, body) = req.into_parts();
+    rewrite_request_head(faults, &mut parts);
     let mut method: Option<String> = None;
     let mut task: Option<String> = None;
-    let body = if is_card {
-        body
-    } else {
-        match to_bytes(body, MAX_REWRITE).await {
+    let body = match &kind {
+        Kind::Card => body,
+        Kind::Rpc => match to_bytes(body, MAX_REWRITE).await {
             Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
                 Ok(mut env) if env.is_object() => {
                     method = env.get("method").and_then(Value::as_str).map(str::to_owned);
@@ -133,12 +206,37 @@ pub async fn commit(State(layer): State<Arc<FaultLayer>>, req: Request, next: Ne
                 }
                 _ => Body::from(bytes),
             },
-            Err(_) => {
-                return Response::builder()
-                    .status(StatusCode::PAYLOAD_TOO_LARGE)
-                    .body(Body::empty())
-                    .unwrap_or_default();
+            Err(_) => return too_large(),
+        },
+        Kind::Rest(rel) => {
+            let Ok(bytes) = to_bytes(body, MAX_REWRITE).await else { return too_large() };
+            let route = routes::route(&parts.method, rel).ok();
+            if let Some(r) = &route
+                && let Some(q) = parts.uri.query()
+                && faults.mutations().any(
+                    |m| matches!(m, Mutation::QuerySnakeCaseOnly { methods } if applies(methods, Some(r.method.name()))),
+                )
+            {
+                let q = snake_case_query(q);
+                let pq = if q.is_empty() { parts.uri.path().to_owned() } else { format!("{}?{q}", parts.uri.path()) };
+                if let Ok(uri) = axum::http::Uri::builder().path_and_query(pq).build() {
+                    parts.uri = uri;
+                }
             }
+            // The call as JSON-RPC would carry it: the request mutations name `/params/...`.
+            if let Some(r) = route
+                && let Ok(params) = routes::params(&r, &parts.method, parts.uri.query(), &bytes)
+            {
+                let mut env = serde_json::json!({"method": r.method.name(), "params": params});
+                method = Some(r.method.name().to_owned());
+                task = env.pointer("/params/id").and_then(Value::as_str).map(str::to_owned);
+                if apply::refuses_proto_enums(faults, &mut env) {
+                    return crash();
+                }
+                apply::mutate_request(faults, &mut env);
+                parts.extensions.insert(RestParams(env.get("params").cloned().unwrap_or(Value::Null)));
+            }
+            Body::from(bytes)
         }
     };
     for m in faults.mutations() {
@@ -152,7 +250,16 @@ pub async fn commit(State(layer): State<Arc<FaultLayer>>, req: Request, next: Ne
     let resp = next.run(Request::from_parts(parts, body)).await;
     let subscribed =
         (method.as_deref() == Some("SubscribeToTask")).then_some(task).flatten().map(|t| layer.subscribers.open(t));
-    rewrite_response(faults, method, is_card, &req_headers, resp, subscribed).await
+    let binding = match kind {
+        Kind::Rest(_) => Some(Binding::HttpJson),
+        Kind::Rpc => Some(Binding::JsonRpc),
+        Kind::Card => None,
+    };
+    rewrite_response(faults, method, binding, &req_headers, resp, subscribed).await
+}
+
+fn too_large() -> Response {
+    Response::builder().status(StatusCode::PAYLOAD_TOO_LARGE).body(Body::empty()).unwrap_or_default()
 }
 
 /// What a web framework answers when the handler fails on a request it could not read: no
@@ -168,24 +275,38 @@ fn crash() -> Response {
 async fn rewrite_response(
     faults: &Arc<ActiveFaults>,
     method: Option<String>,
-    is_card: bool,
+    binding: Option<Binding>,
     req_headers: &axum::http::HeaderMap,
     resp: Response,
     subscribed: Option<Subscribed>,
 ) -> Response {
+    let is_card = binding.is_none();
+    let rest = binding == Some(Binding::HttpJson);
     let (mut parts, body) = resp.into_parts();
     let ct = parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
     let m = method.as_deref();
     // The card was built (card faults included) and signed at start-up; only an edit after
     // signing is made here.
     let rewrite_card = is_card && apply::targets(faults, Target::SignedCard);
+    let json = ct.starts_with("application/json") || (rest && ct.starts_with("application/a2a+json"));
+    // A REST answer is mutated as the JSON-RPC answer it stands for: an error in its JSON-RPC
+    // form (kept on the response by the adapter), a success as the envelope's `result`.
+    let rest_error = parts.extensions.remove::<RpcForm>().filter(|_| rest);
     let mut as_text: Option<(StatusCode, String)> = None;
+    // The code of the error answered (after the mutations), for `http_status` with `codes`.
+    let mut error_code: Option<i64> = None;
     let mut body = if ct.starts_with("text/event-stream") {
-        rewrite_stream(faults.clone(), method.clone(), body, subscribed)
-    } else if ct.starts_with("application/json") && (rewrite_card || !is_card) {
+        rewrite_stream(faults.clone(), method.clone(), body, subscribed, rest)
+    } else if json && (rewrite_card || !is_card) && (!rest || rest_error.is_some() || parts.status.is_success()) {
         match to_bytes(body, MAX_REWRITE).await {
             Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
                 Ok(mut v) => {
+                    if rest {
+                        v = match rest_error {
+                            Some(RpcForm(e)) => serde_json::json!({"error": e}),
+                            None => serde_json::json!({"result": v}),
+                        };
+                    }
                     if is_card {
                         apply::mutate_card(faults, Target::SignedCard, &mut v);
                     } else {
@@ -195,6 +316,21 @@ async fn rewrite_response(
                         };
                         apply::mutate_from_headers(faults, m, &mut v, &lookup);
                         as_text = error_as_text(faults, m, &v);
+                        error_code = v.pointer("/error/code").and_then(Value::as_i64);
+                    }
+                    if rest {
+                        v = match (v.get_mut("error").map(std::mem::take), v.get_mut("result").map(std::mem::take)) {
+                            (Some(e), _) => {
+                                let (status, body) = status_body(&e);
+                                parts.status = status;
+                                body
+                            }
+                            (None, Some(r)) => {
+                                parts.status = StatusCode::OK;
+                                r
+                            }
+                            (None, None) => v,
+                        };
                     }
                     parts.headers.remove(header::CONTENT_LENGTH);
                     Body::from(if is_card {
@@ -218,12 +354,21 @@ async fn rewrite_response(
     }
     for mu in faults.mutations() {
         match mu {
-            Mutation::HttpStatus { status, on, methods } if on_matches(on, is_card) && applies(methods, m) => {
+            Mutation::HttpStatus { status, on, codes, methods }
+                if on_matches(on, is_card)
+                    && applies(methods, m)
+                    && (codes.is_empty() || error_code.is_some_and(|c| codes.contains(&c))) =>
+            {
                 if let Ok(s) = StatusCode::from_u16(*status) {
                     parts.status = s;
                 }
             }
-            Mutation::ContentType { value, on, methods } if on_matches(on, is_card) && applies(methods, m) => {
+            Mutation::ContentType { value, from, on, methods } if on_matches(on, is_card) && applies(methods, m) => {
+                let sent = parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+                let base = sent.split(';').next().unwrap_or("").trim();
+                if from.as_deref().is_some_and(|f| !base.eq_ignore_ascii_case(f)) {
+                    continue;
+                }
                 if let Ok(v) = HeaderValue::from_str(value) {
                     parts.headers.insert(header::CONTENT_TYPE, v);
                 }
@@ -260,6 +405,7 @@ fn rewrite_stream(
     method: Option<String>,
     body: Body,
     subscribed: Option<Subscribed>,
+    bare: bool,
 ) -> Body {
     let keep_open = faults
         .mutations()
@@ -311,7 +457,7 @@ fn rewrite_stream(
                         let Ok(events) = s.parser.feed(&chunk) else {
                             return Some((Ok(chunk), s));
                         };
-                        let out = apply::mutate_frames(&faults, method.as_deref(), &mut s.state, events, false);
+                        let out = apply::mutate_frames(&faults, method.as_deref(), &mut s.state, events, false, bare);
                         if hold_back {
                             s.held.extend(out);
                             continue;
@@ -325,7 +471,14 @@ fn rewrite_stream(
                     None => {
                         s.done = true;
                         let mut out = std::mem::take(&mut s.held);
-                        out.extend(apply::mutate_frames(&faults, method.as_deref(), &mut s.state, Vec::new(), true));
+                        out.extend(apply::mutate_frames(
+                            &faults,
+                            method.as_deref(),
+                            &mut s.state,
+                            Vec::new(),
+                            true,
+                            bare,
+                        ));
                         if !out.is_empty() {
                             return Some((Ok(encode(out)), s));
                         }

@@ -11,6 +11,8 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::binding::Binding;
+
 /// Fault files compiled into the binary.
 const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_faults.rs"));
 
@@ -242,6 +244,14 @@ pub enum Mutation {
     },
     /// Removes the query string before the mock sees the request.
     RequestDropQuery,
+    /// HTTP+JSON query parameters (§11.5) are read only in the proto's snake_case spelling: every
+    /// camelCase name (`contextId`, `pageSize`, `historyLength`, ...) is dropped before the mock
+    /// sees the request, and the snake_case one (`context_id`), which the mock reads as ProtoJSON
+    /// parsers do, is left. Service parameters (`A2A-Version`) stay. Only REST requests have them.
+    QuerySnakeCaseOnly {
+        #[serde(default)]
+        methods: Vec<String>,
+    },
     /// Drops stream events of a kind (`task`, `message`, `statusUpdate`, `artifactUpdate`), all of
     /// them or only the `nth` (0-based) of that kind.
     SseDrop {
@@ -297,8 +307,18 @@ pub enum Mutation {
         #[serde(default)]
         methods: Vec<String>,
     },
-    /// Sends stream events as bare StreamResponse objects, without the JSON-RPC envelope.
+    /// Sends stream events as bare StreamResponse objects, without the JSON-RPC envelope (a
+    /// JSON-RPC stream; HTTP+JSON events are bare already).
     SseBareEvents {
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Wraps each HTTP+JSON stream event in a JSON-RPC response envelope, `{"jsonrpc": "2.0", "id":
+    /// id, "result": <StreamResponse>}`, as an agent whose REST streams reuse its JSON-RPC framing
+    /// (§11.7 wants the bare StreamResponse); JSON-RPC events have theirs already.
+    SseWrapJsonrpc {
+        #[serde(default = "default_wrap_id")]
+        id: Value,
         #[serde(default)]
         methods: Vec<String>,
     },
@@ -316,6 +336,10 @@ pub enum Mutation {
     HttpStatus {
         /// Status.
         status: u16,
+        /// Only error answers of these codes (JSON-RPC and A2A codes; an HTTP+JSON error by the
+        /// code it is rendered from, e.g. -32001 for a 404 TaskNotFound); empty: every answer.
+        #[serde(default)]
+        codes: Vec<i64>,
         /// Only the card (`card`) or only JSON-RPC (`rpc`); default both.
         #[serde(default)]
         on: Option<String>,
@@ -325,6 +349,10 @@ pub enum Mutation {
     /// Answers with this Content-Type.
     ContentType {
         value: String,
+        /// Only answers whose Content-Type is this media type (e.g. `application/a2a+json`: the
+        /// JSON answers, not the streams); default every answer.
+        #[serde(default)]
+        from: Option<String>,
         /// `card` or `rpc`; default both.
         #[serde(default)]
         on: Option<String>,
@@ -410,6 +438,10 @@ pub enum Mutation {
     },
 }
 
+fn default_wrap_id() -> Value {
+    Value::from(1)
+}
+
 /// Which credentials [`Mutation::AuthBypass`] lets through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -452,6 +484,16 @@ pub struct Fault {
     /// capability off (serving the extended card anyway, say).
     #[serde(default)]
     pub mock: MockVariant,
+    /// The bindings on whose operations the fault is committed (`["http+json"]`: only REST
+    /// answers); empty: every binding. What belongs to no binding (the card, its signature, push
+    /// delivery) is only changed by a fault without this filter.
+    #[serde(default)]
+    pub bindings: Vec<Binding>,
+    /// The checks `kills` names are not in the built-in suites yet (they are being written): the
+    /// kill matrix lists the fault without running it, and fails once every check it names exists
+    /// (the mark is then stale); a fleet does not commit it.
+    #[serde(default)]
+    pub awaiting_checks: bool,
 }
 
 /// Which mock configuration a fault (or a clean baseline) runs against.
@@ -515,6 +557,8 @@ impl Fault {
     ///   timestamp, a deferred task;
     /// - an operation only acts with settings a fleet agent's checker does not have: card signing,
     ///   callers (auth bypass, foreign tasks), the signed or the extended card as target;
+    /// - it is not committed on JSON-RPC (`bindings`), over which a fleet agent is checked, or
+    ///   `awaiting_checks`;
     /// - `mock-peer/fleet.json` lists it, with the reason (what the operations cannot tell).
     pub fn fleet_safe(&self) -> bool {
         let op_safe = |m: &Mutation| match m {
@@ -547,6 +591,8 @@ impl Fault {
             | Mutation::SseIds { .. }
             | Mutation::SseConcurrentSet { .. }
             | Mutation::SseBareEvents { .. }
+            | Mutation::SseWrapJsonrpc { .. }
+            | Mutation::QuerySnakeCaseOnly { .. }
             | Mutation::ErrorAsText { .. }
             | Mutation::HttpStatus { .. }
             | Mutation::ContentType { .. }
@@ -559,7 +605,12 @@ impl Fault {
             | Mutation::ReuseTaskId { .. }
             | Mutation::RefusedCancelApplies => true,
         };
+        // A fleet agent is checked over JSON-RPC, where a fault committed only on HTTP+JSON shows
+        // nothing, and a fault whose checks are not written yet is caught by none.
+        let on_jsonrpc = self.bindings.is_empty() || self.bindings.contains(&Binding::JsonRpc);
         !self.conforming
+            && !self.awaiting_checks
+            && on_jsonrpc
             && self.mock == MockVariant::Full
             && self.mutations.iter().all(op_safe)
             && FleetExclusions::builtin().why(&self.id).is_none()
@@ -665,6 +716,14 @@ fn for_method(methods: &[String], method: &str) -> bool {
 pub struct ActiveFaults(pub Vec<Arc<Fault>>);
 
 impl ActiveFaults {
+    /// The faults committed on `binding`'s operations (those without a `bindings` filter, and those
+    /// naming it); with `None`, on what belongs to no binding (the card, push delivery): only the
+    /// faults without a filter.
+    pub fn scoped(&self, binding: Option<Binding>) -> ActiveFaults {
+        let on = |f: &&Arc<Fault>| f.bindings.is_empty() || binding.is_some_and(|b| f.bindings.contains(&b));
+        ActiveFaults(self.0.iter().filter(on).cloned().collect())
+    }
+
     /// How another caller's task is answered for `method`, when a fault says.
     pub fn foreign_task(&self, method: &str) -> Option<(ForeignTreatment, u64)> {
         self.mutations().find_map(|m| match m {
