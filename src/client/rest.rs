@@ -191,7 +191,10 @@ pub fn code_of_reason(reason: &str) -> Option<i64> {
 /// message and whose `data` is its `details`. `None` for a body that is not JSON.
 pub fn envelope(status: u16, body: Option<&Value>) -> Option<Value> {
     let body = body?;
-    if (200..300).contains(&status) {
+    // No result has a top-level `error` member: a google.rpc.Status body is an error whatever
+    // status it came with (the status is REST-ERR-002's to grade).
+    let status_body = body.get("error").is_some_and(Value::is_object);
+    if (200..300).contains(&status) && !status_body {
         return Some(json!({ "result": body }));
     }
     let e = body.get("error").filter(|e| e.is_object()).unwrap_or(body);
@@ -207,10 +210,12 @@ pub fn envelope(status: u16, body: Option<&Value>) -> Option<Value> {
         Some("INTERNAL") => Some(-32603),
         _ => None,
     });
-    let message = e.get("message").cloned().unwrap_or_else(|| json!(format!("HTTP {status}")));
     let mut error = Map::new();
     error.insert("code".into(), code.map_or(Value::Null, Value::from));
-    error.insert("message".into(), message);
+    // An error without a message stays without one: that is a finding of its own (§3.3.2).
+    if let Some(m) = e.get("message") {
+        error.insert("message".into(), m.clone());
+    }
     error.insert("data".into(), details);
     Some(json!({ "error": error }))
 }
@@ -261,5 +266,6 @@ mod tests {
         let bare = json!({"error": {"code": 404, "status": "NOT_FOUND", "message": "x"}});
         assert_eq!(envelope(404, Some(&bare)).unwrap()["error"]["code"], Value::Null, "no ErrorInfo: no A2A code");
         assert_eq!(envelope(500, None), None);
+        assert_eq!(envelope(200, Some(&not_found)).unwrap()["error"]["code"], -32001, "an error body under 200 is an error");
     }
 }
