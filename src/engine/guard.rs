@@ -237,15 +237,18 @@ enum Trouble {
     StaysOpen { bound: Duration, after: String },
 }
 
-/// What in a stream's last event left nothing more the kit could read, if anything did: it is not
-/// a JSON-RPC response, or it is an error. A stream left open after a Message or a terminal state
-/// is not counted: checks grade that sentence of the spec, and must see it for themselves.
+/// What in a stream's last event left nothing more the kit could read, if anything did: it is
+/// neither a JSON-RPC response nor (over HTTP+JSON) a bare StreamResponse, or it is an error. A
+/// stream left open after a Message or a terminal state is not counted: checks grade that sentence
+/// of the spec, and must see it for themselves.
 fn done_with(events: &[crate::sse::SseEvent]) -> Option<String> {
     let last: Value = serde_json::from_str(&events.last()?.data).unwrap_or(Value::Null);
     if last.get("error").is_some() {
-        return Some("a JSON-RPC error".into());
+        return Some("an error".into());
     }
-    last.get("result").is_none().then(|| "an event that is not a JSON-RPC response".into())
+    let result = last.get("result").is_some()
+        || ["task", "message", "statusUpdate", "artifactUpdate"].iter().any(|k| last.get(*k).is_some());
+    (!result).then(|| "an event that is neither a JSON-RPC response nor a StreamResponse".into())
 }
 
 enum Verdict {
@@ -422,7 +425,13 @@ mod tests {
             g.record_stream("http://a.test/rpc", &done);
         }
         assert_eq!(g.streams_stopped(), None);
-        // Open and silent after an event that is not JSON-RPC at all is a strike.
+        // So is a bare StreamResponse, as HTTP+JSON streams carry them.
+        done.events[1].data = r#"{"statusUpdate":{"status":{"state":"TASK_STATE_COMPLETED"}}}"#.into();
+        for _ in 0..3 {
+            g.record_stream("http://a.test/tasks/t:subscribe", &done);
+        }
+        assert_eq!(g.streams_stopped(), None);
+        // Open and silent after an event that is neither is a strike.
         done.events[1].data = "<html>".into();
         for _ in 0..3 {
             g.record_stream("http://a.test/rpc", &done);
@@ -430,8 +439,8 @@ mod tests {
         assert_eq!(
             g.streams_stopped().as_deref(),
             Some(
-                "streams stay open when done: 3 streams in a row stayed open and silent after an event that is not a \
-                 JSON-RPC response, until the kit's 10 s bound"
+                "streams stay open when done: 3 streams in a row stayed open and silent after an event that is neither \
+                 a JSON-RPC response nor a StreamResponse, until the kit's 10 s bound"
             )
         );
         let g = Guard::new(Vec::new());
