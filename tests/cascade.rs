@@ -142,11 +142,17 @@ async fn a_broken_prerequisite_is_one_finding_and_its_dependents_are_undecided()
         assert!(c.skip_detail.as_deref().unwrap().starts_with("ANCHOR-SEND-001 fail: "), "{:?}", c.skip_detail);
         assert!(!c.evidence.is_empty(), "{id} keeps the exchange that failed as evidence");
     }
+    // The mock serves both bindings, so each check runs over HTTP+JSON too and waits on its own
+    // binding's anchor: the fault breaks SendMessage on both.
+    assert_eq!(
+        outcome(&broken, "DEP-GET-001[http+json]"),
+        (Outcome::Skip, Some(SkipReason::DependsOnFailed), Some("ANCHOR-SEND-001[http+json]".into()))
+    );
     // Without a declared prerequisite the failure stays the check's own.
     assert_eq!(outcome(&broken, "OWN-GET-001").0, Outcome::Fail);
 
     let text = render(&broken, false);
-    assert!(text.contains("6 check(s) depend on it and were not decided: DEP-GET-001, DEP-LIST-001"), "{text}");
+    assert!(text.contains("12 check(s) depend on it and were not decided: DEP-GET-001, DEP-GET-001[http+json]"), "{text}");
     assert!(text.contains("could not be decided"), "{text}");
 }
 
