@@ -125,6 +125,15 @@ fn is_neutral(test: &Test) -> bool {
 /// carry a query builds on it.
 pub const REST_QUERY: &str = "REST-QUERY-001";
 
+/// The check that HTTP+JSON errors name their A2A error (`ErrorInfo`).
+pub const REST_ERR: &str = "REST-ERR-001";
+
+fn expects_a2a_error(test: &Test) -> bool {
+    test.steps.iter().any(|s| {
+        s.operation.is_some() && s.expect_error.as_ref().is_some_and(|e| e.code.is_some() || e.error_type.is_some())
+    })
+}
+
 /// Whether an operation of `test` travels with a query over HTTP+JSON: a GET with more params
 /// than its path holds.
 fn sends_query(test: &Test) -> bool {
@@ -169,11 +178,20 @@ pub fn for_binding(test: &Arc<Test>, binding: Binding, neutral: &dyn Fn(&str) ->
         t.id = binding.check_id(&t.id);
     }
     let rename = |b: Binding, id: &String| if neutral(id) { b.check_id(id) } else { id.clone() };
-    t.depends_on = t.depends_on.iter().map(|id| rename(binding, id)).collect();
+    // A check whose steps name their bindings names the checks it builds on as it means them
+    // (the JSON-RPC grading of a neutral check: its plain id).
+    if step_bindings(&t).is_empty() {
+        t.depends_on = t.depends_on.iter().map(|id| rename(binding, id)).collect();
+    }
     // What the agent does with a query it cannot read is REST-QUERY-001's finding, not every
     // reader's of a query.
     if binding == Binding::HttpJson && t.id != REST_QUERY && sends_query(&t) {
         t.depends_on.push(REST_QUERY.to_owned());
+    }
+    // Which A2A error an HTTP+JSON error is, the kit reads from its ErrorInfo: an agent that sends
+    // none is REST-ERR-001's finding, not that of every check expecting an error.
+    if binding == Binding::HttpJson && t.id != REST_ERR && expects_a2a_error(&t) {
+        t.depends_on.push(REST_ERR.to_owned());
     }
     for s in &mut t.steps {
         // A step over a binding of its own builds on that binding's checks.
