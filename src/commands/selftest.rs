@@ -14,6 +14,7 @@ use super::check::{self, CheckOptions};
 use crate::client::http::ClientConfig;
 use crate::protocol::limits::Limits;
 use crate::report::{CheckResult, Failure, Outcome};
+use crate::suite::binding::Binding as BindingId;
 use crate::server::faults::{Fault, FaultCatalogue, MockVariant, Mutation};
 use crate::server::{ExtendedCard, MockConfig, MockServer, WebhookPolicy};
 use crate::suite::behaviors::Behaviors;
@@ -402,6 +403,9 @@ pub async fn run_command(opts: &SelftestOptions, out: &std::path::Path) -> anyho
     Ok(if matrix.ok() { 0 } else { 1 })
 }
 
+/// What the id of a check graded over HTTP+JSON ends in.
+const HTTP_JSON_SUFFIX: &str = "[http+json]";
+
 /// Runs the matrix.
 pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     let started = Instant::now();
@@ -448,7 +452,27 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
             (id, r, t.elapsed().as_millis() as u64)
         });
     }
-    let intended: BTreeMap<String, Vec<String>> = faults.iter().map(|f| (f.id.clone(), f.kills.clone())).collect();
+    // A check graded over both bindings is killed over each a fault is committed on: a fault on
+    // both kills X and X[http+json] (where the clean run grades that clone).
+    let graded: BTreeSet<&str> = clean.iter().map(|r| r.id.as_str()).collect();
+    let intended: BTreeMap<String, Vec<String>> = faults
+        .iter()
+        .map(|f| {
+            let on_rest = f.bindings.is_empty() || f.bindings.contains(&crate::server::binding::Binding::HttpJson);
+            let on_rpc = f.bindings.is_empty() || f.bindings.contains(&crate::server::binding::Binding::JsonRpc);
+            let mut meant = Vec::new();
+            for k in &f.kills {
+                let clone = BindingId::HttpJson.check_id(k);
+                if on_rpc || !graded.contains(clone.as_str()) {
+                    meant.push(k.clone());
+                }
+                if on_rest && graded.contains(clone.as_str()) {
+                    meant.push(clone);
+                }
+            }
+            (f.id.clone(), meant)
+        })
+        .collect();
     let mut kills = BTreeMap::new();
     let mut collateral = BTreeMap::new();
     let mut run_ms = BTreeMap::new();
@@ -456,8 +480,18 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
         let (id, results, ms) = joined.map_err(|e| e.to_string())?;
         run_ms.insert(id.clone(), ms);
         let results = results?;
-        let killed_ids: Vec<String> = results.iter().filter(|r| killed(r)).map(|r| r.id.clone()).collect();
         let meant = intended.get(&id).map(Vec::as_slice).unwrap_or_default();
+        let direct: BTreeSet<&str> = results.iter().filter(|r| killed(r)).map(|r| r.id.as_str()).collect();
+        // A fault committed on both bindings is one violation: a check over HTTP+JSON that waits on
+        // the JSON-RPC finding of it (its root) tells it once, there, and counts as killed by it.
+        let by_root = |r: &CheckResult| {
+            r.id.ends_with(HTTP_JSON_SUFFIX)
+                && meant.contains(&r.id)
+                && r.outcome == Outcome::Skip
+                && r.depends_on.as_deref().is_some_and(|root| direct.contains(root) && meant.iter().any(|m| m == root))
+        };
+        let killed_ids: Vec<String> =
+            results.iter().filter(|r| killed(r) || by_root(r)).map(|r| r.id.clone()).collect();
         let stray: Vec<Collateral> = results
             .iter()
             .filter(|r| matches!(r.outcome, Outcome::Fail | Outcome::Warn) && !meant.contains(&r.id))
@@ -491,7 +525,12 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     // named faults are asked whether they kill what they claim.
     let whole = opts.faults.is_empty();
     let unkilled_checks = if whole {
-        scored.iter().filter(|id| !all_killed.contains(id) && !unkillable.contains_key(*id)).cloned().collect()
+        // A check no fault can kill cannot be killed over HTTP+JSON either, for the same reason; a
+        // clone may also be listed on its own, for a reason of its binding.
+        let listed = |id: &str| {
+            unkillable.contains_key(id) || unkillable.contains_key(id.strip_suffix(HTTP_JSON_SUFFIX).unwrap_or(id))
+        };
+        scored.iter().filter(|id| !all_killed.contains(id) && !listed(id)).cloned().collect()
     } else {
         Vec::new()
     };
