@@ -51,7 +51,13 @@ pub fn of(results: &[CheckResult]) -> Vec<Cause> {
 
     // Findings by fingerprint; a diagnosis joins the cause of the check it explains.
     let findings: Vec<usize> = (0..results.len()).filter(|&i| is_finding(&results[i])).collect();
-    let grouped: Vec<usize> = findings.iter().copied().filter(|&i| !is_diagnosis(i)).collect();
+    // A check graded over a second binding (`ID[http+json]`) that fails as its JSON-RPC grading
+    // does is the same requirement broken over both: one story, told by the first binding's cause.
+    let twin_of = |i: usize| {
+        let twin = binding_twin(&results[i].id)?;
+        position.get(twin).copied().filter(|&t| is_finding(&results[t]))
+    };
+    let grouped: Vec<usize> = findings.iter().copied().filter(|&i| !is_diagnosis(i) && twin_of(i).is_none()).collect();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut group_print: Vec<Fingerprint> = Vec::new();
     let mut group_of: HashMap<usize, usize> = HashMap::new();
@@ -66,6 +72,13 @@ pub fn of(results: &[CheckResult]) -> Vec<Cause> {
         }
         place(i, None, &mut groups, &mut group_of);
         group_print.push(fingerprint(&results[i]));
+    }
+    for &i in &findings {
+        if let Some(g) = twin_of(i).and_then(|t| group_of.get(&t).copied())
+            && !is_diagnosis(i)
+        {
+            place(i, Some(g), &mut groups, &mut group_of);
+        }
     }
     for &i in findings.iter().filter(|&&i| is_diagnosis(i)) {
         let explained = DIAGNOSES.iter().find(|(d, _)| *d == results[i].id).map(|(_, t)| *t);
@@ -137,6 +150,13 @@ pub fn of(results: &[CheckResult]) -> Vec<Cause> {
         (!diagnosed.contains(&c.root.as_str()), c.level, std::cmp::Reverse(c.decides()), *root)
     });
     causes.into_iter().map(|(_, c)| c).collect()
+}
+
+/// The id of the check graded over the first binding that `id` is the grading over another binding
+/// of (`CORE-GET-001` for `CORE-GET-001[http+json]`).
+fn binding_twin(id: &str) -> Option<&str> {
+    let base = id.strip_suffix(']')?;
+    base.rsplit_once('[').map(|(plain, _)| plain)
 }
 
 /// Puts finding `i` into `group`, or into a group of its own; returns the group.
@@ -433,6 +453,26 @@ mod tests {
         assert_eq!(ids(&causes[1].waiting), ["D1"]);
         assert_eq!(causes[1].headline, "F: broken (1 check waits on it)");
         assert_eq!(causes[4].level, Level::Should);
+    }
+
+    #[test]
+    fn a_check_failing_over_both_bindings_is_one_cause() {
+        let results = vec![
+            with("F", Outcome::Fail, "a bare Task"),
+            dependent("D", "F"),
+            with("F[http+json]", Outcome::Fail, "no alternative matched"),
+            dependent("D[http+json]", "F[http+json]"),
+            // Over HTTP+JSON alone: a story of its own.
+            with("G[http+json]", Outcome::Fail, "no ErrorInfo"),
+        ];
+        let causes = of(&results);
+        assert_eq!(causes.len(), 2, "{causes:#?}");
+        assert_eq!(causes[0].root, "F");
+        assert_eq!(ids(&causes[0].findings), ["F", "F[http+json]"]);
+        assert_eq!(ids(&causes[0].waiting), ["D", "D[http+json]"]);
+        assert_eq!(causes[1].root, "G[http+json]");
+        assert_eq!(binding_twin("G[http+json]"), Some("G"));
+        assert_eq!(binding_twin("G"), None);
     }
 
     #[test]
