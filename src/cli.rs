@@ -403,7 +403,8 @@ pub enum BindingArg {
     /// HTTP+JSON/REST at the root only
     #[value(name = "http+json")]
     HttpJson,
-    /// Both, JSON-RPC first on the card
+    /// Both, JSON-RPC first on the card (`all`, as `check --binding` spells it, is read too)
+    #[value(alias = "all")]
     Both,
 }
 
