@@ -557,8 +557,9 @@ impl Fault {
     ///   timestamp, a deferred task;
     /// - an operation only acts with settings a fleet agent's checker does not have: card signing,
     ///   callers (auth bypass, foreign tasks), the signed or the extended card as target;
-    /// - it is not committed on JSON-RPC (`bindings`), over which a fleet agent is checked, or
-    ///   `awaiting_checks`;
+    /// - it is not committed on JSON-RPC (`bindings`): a fleet agent serves both bindings, but a
+    ///   registry run narrowed to JSON-RPC (`--binding jsonrpc`) must still see its faults; or it
+    ///   is `awaiting_checks`;
     /// - `mock-peer/fleet.json` lists it, with the reason (what the operations cannot tell).
     pub fn fleet_safe(&self) -> bool {
         let op_safe = |m: &Mutation| match m {
