@@ -152,7 +152,10 @@ async fn a_broken_prerequisite_is_one_finding_and_its_dependents_are_undecided()
     assert_eq!(outcome(&broken, "OWN-GET-001").0, Outcome::Fail);
 
     let text = render(&broken, false);
-    assert!(text.contains("12 check(s) depend on it and were not decided: DEP-GET-001, DEP-GET-001[http+json]"), "{text}");
+    assert!(
+        text.contains("12 check(s) depend on it and were not decided: DEP-GET-001, DEP-GET-001[http+json]"),
+        "{text}"
+    );
     assert!(text.contains("could not be decided"), "{text}");
 }
 

@@ -656,11 +656,14 @@ fn the_rest_faults_are_scoped_and_name_their_checks() {
         ("FAULT-REST-QUERY-SNAKE-CASE", "REST-QUERY-001"),
         ("FAULT-REST-CT-JSON", "REST-CT-001"),
         ("FAULT-REST-SSE-JSONRPC-ENVELOPE", "REST-SSE-001"),
+        ("FAULT-REST-GET-OTHER-TIMESTAMP", "BIND-EQ-001"),
     ] {
         let f = c.get(id).unwrap_or_else(|| panic!("{id}"));
         assert_eq!(f.kills, [kill], "{id}");
         assert_eq!(f.bindings, [Binding::HttpJson], "{id}");
-        assert!(f.awaiting_checks && !f.fleet_safe(), "{id}");
+        // The checks exist: the matrix runs them; a fleet never commits them (a registry run
+        // narrowed to JSON-RPC would not see them).
+        assert!(!f.awaiting_checks && !f.fleet_safe(), "{id}");
     }
 }
 
@@ -755,10 +758,17 @@ async fn unscoped_faults_reach_rest_answers_and_json_rpc_ones_do_not() {
         rest(&p, Verb::POST, "/message:send", Some(json!({"message": user_message("tck-complete-task x")}))).await;
     assert!(sent.ok().get("task").is_none() && sent.ok()["id"].is_string(), "a bare Task: {}", sent.body);
 
+    let p = Peer::start(with_fault("FAULT-ERR-INVALID-PARAMS-CODE")).await;
+    let rpc = p.call("ListTasks", json!({"pageSize": "ten"})).await;
+    assert_eq!(rpc.error_code(), -32603);
+    let a = rest(&p, Verb::GET, "/tasks?pageSize=ten", None).await;
+    assert_eq!((a.status, a.body["error"]["status"].as_str()), (500, Some("INTERNAL")), "{}", a.body);
+
+    // A code change is JSON-RPC's alone: a REST client reads the ErrorInfo, which keeps its reason.
     let p = Peer::start(with_fault("FAULT-ERR-TASK-NOT-FOUND-CODE")).await;
     let (a, rpc) = missing_task_both_ways(&p).await;
     assert_eq!(rpc.error_code(), -32603);
-    assert_eq!((a.status, a.body["error"]["status"].as_str()), (500, Some("INTERNAL")), "{}", a.body);
+    assert_eq!((a.status, a.body["error"]["status"].as_str()), (404, Some("NOT_FOUND")), "{}", a.body);
 
     let p = Peer::start(with_fault("FAULT-ENV-HTTP-500-ERRORS")).await;
     let (a, rpc) = missing_task_both_ways(&p).await;

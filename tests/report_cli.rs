@@ -231,7 +231,8 @@ fn report_render_writes_each_format_of_a_saved_report() {
     assert_eq!(run_bin(&["report", "render", path.to_str().unwrap(), "--format", "md"]).code, Some(0));
 }
 
-/// The faulty example is the one that breaks SendMessage's shape: its two MUST checks regress and the
+/// The faulty example is the one that breaks SendMessage's shape: its two MUST checks regress over both
+/// bindings and the
 /// checks that set themselves up with SendMessage change to skip (the cancel example's findings are
 /// `info`, which changes no outcome a diff gates on).
 #[test]
@@ -240,19 +241,23 @@ fn report_diff_gates_on_regressions() {
     let faulty = repo("reports/examples/fault-bare-task/report.json");
     let worse = run_bin(&["report", "diff", &clean, &faulty]);
     assert_eq!(worse.code, Some(1), "{}", worse.stderr);
-    assert!(worse.stdout.contains("New failures (2):\n  CORE-SEND-001     pass → fail"), "{}", worse.stdout);
-    assert!(worse.stdout.contains("\n  KIT-SEND-001      pass → fail"), "{}", worse.stdout);
+    // Broken over both bindings: each grading regresses.
+    assert!(worse.stdout.contains("New failures (4):\n  CORE-SEND-001             pass → fail"), "{}", worse.stdout);
+    assert!(worse.stdout.contains("\n  KIT-SEND-001[http+json]   pass → fail"), "{}", worse.stdout);
     assert!(
-        worse.stdout.contains("CORE-CANCEL-002   pass → skip   depends_on_failed: CORE-SEND-001"),
+        worse.stdout.contains("CORE-CANCEL-002             pass → skip   depends_on_failed: CORE-SEND-001"),
         "{}",
         worse.stdout
     );
     let better = run_bin(&["report", "diff", &faulty, &clean]);
     assert_eq!(better.code, Some(0), "{}", better.stdout);
-    assert!(better.stdout.contains("Fixed (2):\n  CORE-SEND-001"), "{}", better.stdout);
+    assert!(better.stdout.contains("Fixed (4):\n  CORE-SEND-001"), "{}", better.stdout);
     assert_eq!(run_bin(&["report", "diff", &clean, &clean]).code, Some(0));
     let json = run_bin(&["report", "diff", &clean, &faulty, "--json"]);
     let v: Value = serde_json::from_str(&json.stdout).unwrap();
-    assert_eq!(v["regressions"], serde_json::json!(["CORE-SEND-001", "KIT-SEND-001"]));
+    assert_eq!(
+        v["regressions"],
+        serde_json::json!(["CORE-SEND-001", "CORE-SEND-001[http+json]", "KIT-SEND-001", "KIT-SEND-001[http+json]"])
+    );
     assert_eq!(v["new_failures"][0]["new"], "fail");
 }

@@ -408,7 +408,16 @@ fn expected(mutation: Mutation) -> BTreeSet<String> {
         // or compare a state judge what the agent did (a terminal state spelt in lower case is
         // still a terminal state to them), and a follow-up's state (CORE-MULTI-001,
         // KIT-MULTI-002/005, KIT-STREAM-010) is a MAY: those end `info`, which `failing` leaves out.
-        Mutation::LowercaseCompleted => set(&["DM-FMT-002", "KIT-LIST-020", "KIT-TASK-004", "WIRE-SCHEMA"]),
+        // The spelling is rewritten in every answer, HTTP+JSON ones too: their gradings fail alike.
+        Mutation::LowercaseCompleted => set(&[
+            "DM-FMT-002",
+            "KIT-LIST-020",
+            "KIT-TASK-004",
+            "WIRE-SCHEMA",
+            "DM-FMT-002[http+json]",
+            "KIT-LIST-020[http+json]",
+            "KIT-TASK-004[http+json]",
+        ]),
         // One story: the two checks of SendMessage's shape fail; every check that only uses
         // SendMessage to set itself up defers to CORE-SEND-001 (depends_on_failed).
         Mutation::BareTask => set(&["CORE-SEND-001", "KIT-SEND-001"]),

@@ -266,6 +266,10 @@ mod tests {
         let bare = json!({"error": {"code": 404, "status": "NOT_FOUND", "message": "x"}});
         assert_eq!(envelope(404, Some(&bare)).unwrap()["error"]["code"], Value::Null, "no ErrorInfo: no A2A code");
         assert_eq!(envelope(500, None), None);
-        assert_eq!(envelope(200, Some(&not_found)).unwrap()["error"]["code"], -32001, "an error body under 200 is an error");
+        assert_eq!(
+            envelope(200, Some(&not_found)).unwrap()["error"]["code"],
+            -32001,
+            "an error body under 200 is an error"
+        );
     }
 }

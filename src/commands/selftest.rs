@@ -14,10 +14,10 @@ use super::check::{self, CheckOptions};
 use crate::client::http::ClientConfig;
 use crate::protocol::limits::Limits;
 use crate::report::{CheckResult, Failure, Outcome};
-use crate::suite::binding::Binding as BindingId;
 use crate::server::faults::{Fault, FaultCatalogue, MockVariant, Mutation};
 use crate::server::{ExtendedCard, MockConfig, MockServer, WebhookPolicy};
 use crate::suite::behaviors::Behaviors;
+use crate::suite::binding::Binding as BindingId;
 use crate::suite::loader;
 use crate::suite::plan::{self, Selection};
 

@@ -167,9 +167,11 @@ pub fn to_text(d: &ReportDiff, old_name: &str, new_name: &str) -> String {
             continue;
         }
         let _ = writeln!(out, "\n{title} ({}):", list.len());
+        // The ids line up within a section, an HTTP+JSON grading's longer id included.
+        let width = list.iter().map(|c| c.id.chars().count()).max().unwrap_or(0).max(16);
         for c in list {
             let outcome = |o: Option<Outcome>| o.map_or("—", Outcome::as_str);
-            let mut line = format!("  {:<16} {:>5} → {:<5}", c.id, outcome(c.old), outcome(c.new));
+            let mut line = format!("  {:<width$} {:>5} → {:<5}", c.id, outcome(c.old), outcome(c.new));
             if !c.detail.is_empty() {
                 line.push_str("  ");
                 line.push_str(&c.detail);
