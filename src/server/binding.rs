@@ -3,7 +3,9 @@
 
 /// An A2A protocol binding (§5.1): how operations travel over HTTP. The mock serves JSON-RPC (§9)
 /// and HTTP+JSON/REST (§11); in fault files and on the command line they are `jsonrpc` and
-/// `http+json`.
+/// `http+json`. The checker names them with a type of its own (`suite::binding`): it never reads
+/// the spec through the mock (tests/layers.rs), so that a misspelt `protocolBinding` here cannot
+/// pass unnoticed there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize, serde::Serialize)]
 pub enum Binding {
     #[serde(rename = "jsonrpc")]

@@ -16,7 +16,8 @@ use super::app::App;
 use super::binding::Binding;
 use super::methods::{self, CallContext, Outcome};
 use super::service::{
-    authenticate, check_extensions, check_version, header_str, is_json_content_type, read_bounded, requested_version,
+    authenticate, check_extensions, check_version, header_str, is_json_content_type, over_response_limit, read_bounded,
+    requested_version,
 };
 use super::validate::Params;
 use crate::protocol::jsonrpc::{Method, RequestId, failure_with};
@@ -46,16 +47,7 @@ fn result_response(app: &App, request_id: &RequestId, result: &str, extensions: 
     body.push_str(r#","result":"#);
     body.push_str(result);
     body.push('}');
-    let limit = app.config.limits.max_response_bytes;
-    if body.len() > limit {
-        let e = RpcError::new(
-            ErrorCode::Internal,
-            format!(
-                "the result is {} bytes, over this agent's limit of {limit} (--max-response-bytes); ask for less \
-                 history (historyLength) or a smaller page",
-                body.len()
-            ),
-        );
+    if let Some(e) = over_response_limit(app, body.len()) {
         return error_response(app, Some(request_id), &e);
     }
     json_text_response(StatusCode::OK, body, extensions)

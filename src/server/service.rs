@@ -120,6 +120,21 @@ const DRAIN_BYTES: usize = 64 * 1024 * 1024;
 const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The body if it fits in `limit`; `None` (after a bounded drain) if it does not.
+/// The error for an answer of `len` bytes when it is over the agent's response limit
+/// (`--max-response-bytes`): the same over either binding.
+pub(super) fn over_response_limit(app: &App, len: usize) -> Option<RpcError> {
+    let limit = app.config.limits.max_response_bytes;
+    (len > limit).then(|| {
+        RpcError::new(
+            ErrorCode::Internal,
+            format!(
+                "the result is {len} bytes, over this agent's limit of {limit} (--max-response-bytes); ask for less \
+                 history (historyLength) or a smaller page"
+            ),
+        )
+    })
+}
+
 pub(super) async fn read_bounded(body: Body, limit: usize) -> Option<bytes::Bytes> {
     use futures::StreamExt as _;
     let mut stream = body.into_data_stream();

@@ -20,7 +20,8 @@ use super::app::App;
 use super::binding::Binding;
 use super::methods::{self, CallContext, Outcome};
 use super::service::{
-    authenticate, check_extensions, check_version, header_str, is_json_content_type, read_bounded, requested_version,
+    authenticate, check_extensions, check_version, header_str, is_json_content_type, over_response_limit, read_bounded,
+    requested_version,
 };
 use super::validate::Params;
 use crate::protocol::limits::json_depth_exceeds;
@@ -43,16 +44,7 @@ fn with_extensions(mut r: Response, activated: Option<&str>) -> Response {
 
 /// A result as the body, unless it is over the response limit.
 fn result_response(app: &App, body: String) -> Response {
-    let limit = app.config.limits.max_response_bytes;
-    if body.len() > limit {
-        let e = RpcError::new(
-            ErrorCode::Internal,
-            format!(
-                "the result is {} bytes, over this agent's limit of {limit} (--max-response-bytes); ask for less \
-                 history (historyLength) or a smaller page",
-                body.len()
-            ),
-        );
+    if let Some(e) = over_response_limit(app, body.len()) {
         return error(app, &e);
     }
     json_response(StatusCode::OK, body)
