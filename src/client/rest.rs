@@ -54,7 +54,7 @@ pub fn rest_request(base: &str, method: &str, params: &Value) -> Result<HttpRequ
     let mut rest: Map<String, Value> = match params {
         Value::Object(m) => m.clone(),
         Value::Null => Map::new(),
-        other => return Err(format!("params of {method} are a JSON {}, not an object", kind(other))),
+        other => return Err(format!("params of {method} are a JSON {}, not an object", super::rpc::kind(other))),
     };
     let mut path = String::new();
     // `/{tenant}/…`: the proto's additional binding of every operation.
@@ -155,17 +155,6 @@ fn segment(s: &str) -> String {
     let mut u = reqwest::Url::parse("http://x/").expect("a fixed URL parses");
     u.path_segments_mut().expect("an http URL has path segments").push(s);
     u.path().trim_start_matches('/').to_owned()
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// The JSON-RPC code of an A2A error named by its `ErrorInfo.reason` (§5.4, §11.6).

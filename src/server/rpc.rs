@@ -16,8 +16,8 @@ use super::app::App;
 use super::binding::Binding;
 use super::methods::{self, CallContext, Outcome};
 use super::service::{
-    authenticate, check_extensions, check_version, header_str, is_json_content_type, over_response_limit, read_bounded,
-    requested_version,
+    authenticate, check_extensions, check_version, header_str, is_json_content_type, over_response_limit,
+    read_request_body, requested_version,
 };
 use super::validate::Params;
 use crate::protocol::jsonrpc::{Method, RequestId, failure_with};
@@ -169,15 +169,9 @@ pub async fn endpoint(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri,
             );
         }
     }
-    let bytes = match read_bounded(body, limits.max_request_bytes).await {
-        Some(b) => b,
-        None => {
-            let e = RpcError::new(
-                ErrorCode::InvalidRequest,
-                format!("Request payload validation error: the body exceeds {} bytes", limits.max_request_bytes),
-            );
-            return error_response(&app, None, &e);
-        }
+    let bytes = match read_request_body(body, limits.max_request_bytes).await {
+        Ok(b) => b,
+        Err(e) => return error_response(&app, None, &e),
     };
     if json_depth_exceeds(&bytes, limits.max_json_depth) {
         let e = RpcError::new(

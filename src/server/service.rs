@@ -135,7 +135,18 @@ pub(super) fn over_response_limit(app: &App, len: usize) -> Option<RpcError> {
     })
 }
 
-pub(super) async fn read_bounded(body: Body, limit: usize) -> Option<bytes::Bytes> {
+/// The request body, or the error for one over `limit` bytes (or cut off): the same over either
+/// binding.
+pub(super) async fn read_request_body(body: Body, limit: usize) -> Result<bytes::Bytes, RpcError> {
+    read_bounded(body, limit).await.ok_or_else(|| {
+        RpcError::new(
+            ErrorCode::InvalidRequest,
+            format!("Request payload validation error: the body exceeds {limit} bytes"),
+        )
+    })
+}
+
+async fn read_bounded(body: Body, limit: usize) -> Option<bytes::Bytes> {
     use futures::StreamExt as _;
     let mut stream = body.into_data_stream();
     let mut buf = bytes::BytesMut::new();

@@ -20,8 +20,8 @@ use super::app::App;
 use super::binding::Binding;
 use super::methods::{self, CallContext, Outcome};
 use super::service::{
-    authenticate, check_extensions, check_version, header_str, is_json_content_type, over_response_limit, read_bounded,
-    requested_version,
+    authenticate, check_extensions, check_version, header_str, is_json_content_type, over_response_limit,
+    read_request_body, requested_version,
 };
 use super::validate::Params;
 use crate::protocol::limits::json_depth_exceeds;
@@ -100,15 +100,9 @@ pub async fn endpoint(
         return error(&app, &e);
     }
     let limits = &app.config.limits;
-    let bytes = match read_bounded(body, limits.max_request_bytes).await {
-        Some(b) => b,
-        None => {
-            let e = RpcError::new(
-                ErrorCode::InvalidRequest,
-                format!("Request payload validation error: the body exceeds {} bytes", limits.max_request_bytes),
-            );
-            return error(&app, &e);
-        }
+    let bytes = match read_request_body(body, limits.max_request_bytes).await {
+        Ok(b) => b,
+        Err(e) => return error(&app, &e),
     };
     // §11.1: application/a2a+json SHOULD be used; application/json (1.0.0's) and any other +json
     // type are read too. A request without a body needs none. Another media type is HTTP's own
