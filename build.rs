@@ -26,4 +26,5 @@ fn main() {
     embed("suites/client", "builtin_client_suites.rs");
     embed("mock-peer/faults", "builtin_faults.rs");
     embed("mock-peer/client-scenarios", "builtin_client_scenarios.rs");
+    embed("mock-peer/freedoms", "builtin_freedoms.rs");
 }

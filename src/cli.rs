@@ -18,6 +18,7 @@ use crate::report::terminal::use_color;
 use crate::server::config::CardSigning;
 use crate::server::faults::FaultCatalogue;
 use crate::server::fleet::FleetConfig;
+use crate::server::freedoms::FreedomCatalogue;
 use crate::server::{Bindings, ExtendedCard, MissingVersion, MockConfig, WebhookPolicy};
 use crate::suite::behaviors::{BehaviorMap, Behaviors};
 use crate::suite::binding::Binding;
@@ -128,6 +129,12 @@ pub enum Command {
     Faults {
         #[command(subcommand)]
         command: FaultsCommand,
+    },
+    /// The mock's catalogue of behaviours the spec allows, each with the sentence that allows it:
+    /// no check may fail, warn or end in error on any of them.
+    Freedoms {
+        #[command(subcommand)]
+        command: FreedomsCommand,
     },
     /// Prove the checks: run them against the clean mock and against the mock committing each
     /// fault alone, and print the kill matrix.
@@ -340,6 +347,12 @@ pub enum FaultsCommand {
     List,
 }
 
+#[derive(Debug, Subcommand)]
+pub enum FreedomsCommand {
+    /// List every freedom: id, spec section, description.
+    List,
+}
+
 #[derive(Debug, Args)]
 pub struct SelftestArgs {
     /// Mock + check runs at once (mostly waiting on scripted delays, so more than the cores).
@@ -359,9 +372,31 @@ pub struct SelftestArgs {
     /// compiled-in catalogue.
     #[arg(long, value_name = "DIR")]
     pub faults_dir: Option<PathBuf>,
+    /// What to run: `faults` (each fault alone: the kill matrix), `freedoms` (each behaviour the
+    /// spec allows, alone and in combinations), `mixes` (several faults at once). Default: all,
+    /// or only `faults` with --fault.
+    #[arg(long, value_delimiter = ',', value_name = "PART")]
+    pub part: Vec<SelftestPart>,
+    /// Combinations of freedoms shown together.
+    #[arg(long, default_value_t = 24, value_name = "N")]
+    pub combinations: usize,
+    /// Mixes of 2 to 8 faults committed together.
+    #[arg(long, default_value_t = 24, value_name = "N")]
+    pub mixes: usize,
+    /// Seed of the combinations and the mixes (printed with them).
+    #[arg(long, default_value_t = selftest::DEFAULT_SEED)]
+    pub seed: u64,
     /// Directory for matrix.json and matrix.md.
     #[arg(long, default_value = "a2a-conform-selftest")]
     pub out: PathBuf,
+}
+
+/// A part of `selftest`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SelftestPart {
+    Faults,
+    Freedoms,
+    Mixes,
 }
 
 #[derive(Debug, Args)]
@@ -529,6 +564,10 @@ pub struct MockArgs {
     /// Commit a named spec violation (repeatable); see `a2a-conform faults list`.
     #[arg(long = "fault", value_name = "ID")]
     pub faults: Vec<String>,
+    /// Show a behaviour the spec allows (repeatable), over the other flags; see `a2a-conform
+    /// freedoms list`.
+    #[arg(long = "freedom", value_name = "ID")]
+    pub freedoms: Vec<String>,
     /// Close SubscribeToTask streams at INPUT_REQUIRED / AUTH_REQUIRED too (§11.7); by default they
     /// stay open to a terminal state (§3.1.6, §7.6.1), as the Python SDK's do.
     #[arg(long)]
@@ -657,6 +696,7 @@ impl MockArgs {
                 catalogue.get(id).ok_or_else(|| anyhow::anyhow!("unknown fault {id:?}; see `a2a-conform faults list`"))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
+        let freedoms = FreedomCatalogue::builtin()?.pick(&self.freedoms)?;
         let signing = match &self.sign_key {
             Some(path) => {
                 let key = crate::card::keys::read_private_key(path)?;
@@ -713,6 +753,8 @@ impl MockArgs {
             cut_streams_after: None,
             interface_elsewhere: false,
             bindings: self.binding.into(),
+            freedoms,
+            ..defaults
         })
     }
 }
@@ -821,13 +863,24 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Check(args) => run_check(args).await,
         Command::ClientCheck(args) => run_client_check(args).await,
         Command::Faults { command: FaultsCommand::List } => mock::list_faults(),
+        Command::Freedoms { command: FreedomsCommand::List } => mock::list_freedoms(),
         Command::Selftest(args) => {
+            let parts = match args.part.as_slice() {
+                [] if !args.faults.is_empty() => vec![SelftestPart::Faults],
+                [] => vec![SelftestPart::Faults, SelftestPart::Freedoms, SelftestPart::Mixes],
+                some => some.to_vec(),
+            };
             let opts = selftest::SelftestOptions {
                 parallel_runs: args.parallel.max(1),
                 jobs: args.jobs.max(1),
                 faults: args.faults.clone(),
+                single_faults: parts.contains(&SelftestPart::Faults),
                 suites: args.suites.clone(),
                 faults_dir: args.faults_dir.clone(),
+                freedoms: parts.contains(&SelftestPart::Freedoms),
+                combinations: if parts.contains(&SelftestPart::Freedoms) { args.combinations } else { 0 },
+                mixes: if parts.contains(&SelftestPart::Mixes) { args.mixes } else { 0 },
+                seed: args.seed,
                 ..Default::default()
             };
             selftest::run_command(&opts, &args.out).await

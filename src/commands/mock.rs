@@ -9,6 +9,7 @@ use anyhow::Context as _;
 
 use crate::server::faults::FaultCatalogue;
 use crate::server::fleet::{Fleet, FleetConfig};
+use crate::server::freedoms::FreedomCatalogue;
 use crate::server::{Binding, MockConfig, MockServer};
 
 /// Serves until Ctrl-C. The first line printed, `listening on URL`, is the contract scripts rely on.
@@ -80,5 +81,19 @@ pub fn list_faults() -> anyhow::Result<i32> {
         println!("{:<40} §{:<8} {}{on}", f.id, f.section, f.description);
     }
     println!("{} faults", catalogue.len());
+    Ok(0)
+}
+
+/// One line per freedom: id, the section of the sentence that allows it, what the agent does.
+pub fn list_freedoms() -> anyhow::Result<i32> {
+    let catalogue = FreedomCatalogue::builtin()?;
+    for f in catalogue.all() {
+        let on = match f.bindings.as_slice() {
+            [] => String::new(),
+            some => format!(" [{}]", some.iter().map(|b| b.name()).collect::<Vec<_>>().join(", ")),
+        };
+        println!("{:<40} §{:<8} {}{on}", f.id, f.section, f.description);
+    }
+    println!("{} freedoms", catalogue.len());
     Ok(0)
 }

@@ -20,6 +20,11 @@ impl Timestamp {
         Timestamp(dt.replace_millisecond(ms).expect("millisecond taken from a valid time"))
     }
 
+    /// The same time without its fraction of a second.
+    pub fn whole_seconds(self) -> Self {
+        Timestamp(self.0.replace_millisecond(0).expect("0 is a valid millisecond"))
+    }
+
     pub fn unix_millis(&self) -> i128 {
         self.0.unix_timestamp_nanos() / 1_000_000
     }

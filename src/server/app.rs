@@ -62,6 +62,7 @@ impl App {
     /// Builds the state for a server reachable at `base_url` (no trailing slash; the path prefix,
     /// if any, included).
     pub fn new(config: MockConfig, base_url: &str) -> Result<Self, MockError> {
+        let config = config.with_freedoms().map_err(|e| MockError::Config(e.to_string()))?;
         let scenarios = Arc::new(Self::scenario_book(&config)?);
         Self::with_scenarios(config, base_url, scenarios)
     }
@@ -83,6 +84,7 @@ impl App {
     /// [`App::new`] with the scenarios [`App::scenario_book`] built for the same settings, shared
     /// rather than built again (the agents of a fleet run one book).
     pub fn with_scenarios(config: MockConfig, base_url: &str, scenarios: Arc<ScenarioBook>) -> Result<Self, MockError> {
+        let config = config.with_freedoms().map_err(|e| MockError::Config(e.to_string()))?;
         let all = faults::ActiveFaults(config.faults.clone());
         // The cards, the task store and push delivery belong to no binding.
         let active = all.scoped(None);
@@ -105,8 +107,9 @@ impl App {
         let extended_card = extended.map(CardDocument::new);
         let l = &config.limits;
         let recorder = Arc::new(Recorder::default());
-        let mut store =
-            TaskStore::new(l.max_tasks, l.max_task_events, l.max_history).reuse_task_id(active.reused_task_id());
+        let mut store = TaskStore::new(l.max_tasks, l.max_task_events, l.max_history)
+            .reuse_task_id(active.reused_task_id())
+            .whole_seconds(config.whole_second_timestamps);
         if config.record_requests {
             let r = recorder.clone();
             store = store.watch_states(StateWatch(Arc::new(move |task: &str, state: TaskState| {

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::MockConfig;
 use super::faults::{Fault, Mutation};
+pub use super::settings::MockSettings;
 
 /// Client scenario files compiled into the binary.
 const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_client_scenarios.rs"));
@@ -26,28 +27,6 @@ pub struct ClientScenario {
     pub mock: MockSettings,
     #[serde(default)]
     pub mutations: Vec<Mutation>,
-}
-
-/// The mock settings a scenario changes.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MockSettings {
-    #[serde(default)]
-    pub default_scenario: Option<String>,
-    #[serde(default)]
-    pub cut_streams_after: Option<usize>,
-    #[serde(default)]
-    pub tenant: Option<String>,
-    /// Extension URIs declared optional on the card, added to the mock's own.
-    #[serde(default)]
-    pub extensions: Vec<String>,
-    /// The card's interface on another host.
-    #[serde(default)]
-    pub interface_elsewhere: bool,
-    /// Declare (and serve) only the core methods: no streaming, no push notifications, no
-    /// extended card; the mock answers those operations with the errors §3.3.4 names.
-    #[serde(default)]
-    pub core_only: bool,
 }
 
 /// A scenario file that cannot be used, or a name no scenario has.
@@ -94,38 +73,9 @@ impl ClientScenario {
 
     /// Sets `config` as every scenario in `chosen` says. Two that set one setting clash.
     pub fn apply_all(chosen: &[ClientScenario], config: &mut MockConfig) -> Result<(), ClientScenarioError> {
-        let mut set_by: [Option<&str>; 3] = [None; 3];
+        MockSettings::apply_all(chosen.iter().map(|sc| (sc.name.as_str(), &sc.mock)), config)
+            .map_err(|c| ClientScenarioError::Clash { a: c.a, b: c.b, what: c.what })?;
         for sc in chosen {
-            let m = &sc.mock;
-            for (slot, what, present) in [
-                (0, "the scenario every message runs", m.default_scenario.is_some()),
-                (1, "a stream cut", m.cut_streams_after.is_some()),
-                (2, "the tenant", m.tenant.is_some()),
-            ] {
-                if !present {
-                    continue;
-                }
-                if let Some(a) = set_by[slot] {
-                    return Err(ClientScenarioError::Clash { a: a.to_owned(), b: sc.name.clone(), what });
-                }
-                set_by[slot] = Some(&sc.name);
-            }
-            if let Some(s) = &m.default_scenario {
-                config.default_scenario = Some(s.clone());
-            }
-            if let Some(n) = m.cut_streams_after {
-                config.cut_streams_after = Some(n);
-            }
-            if let Some(t) = &m.tenant {
-                config.tenant = t.clone();
-            }
-            config.extensions.extend(m.extensions.iter().cloned());
-            config.interface_elsewhere |= m.interface_elsewhere;
-            if m.core_only {
-                config.streaming = false;
-                config.push_notifications = false;
-                config.extended_card = super::ExtendedCard::Off;
-            }
             if !sc.mutations.is_empty() {
                 config.faults.push(Arc::new(Fault {
                     id: format!("CLIENT-SCENARIO-{}", sc.name.to_ascii_uppercase()),

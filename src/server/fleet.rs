@@ -101,6 +101,29 @@ pub fn agent_faults(seed: u64, k: usize, pool: &[Arc<Fault>]) -> Vec<Arc<Fault>>
     faults
 }
 
+/// The `k`th mix of `min..=max` distinct faults under `seed`, drawn from `pool` (in a fixed order)
+/// as a fleet draws an agent's, in id order: an agent with many defects at once, as real agents
+/// have (the multi-fault matrix of `selftest`).
+pub fn fault_mix(seed: u64, k: usize, pool: &[Arc<Fault>], min: usize, max: usize) -> Vec<Arc<Fault>> {
+    let (min, max) = (min.min(pool.len()), max.min(pool.len()).max(min.min(pool.len())));
+    if max == 0 {
+        return Vec::new();
+    }
+    let size = min + (draw(seed, k, 0) % (max - min + 1) as u64) as usize;
+    let mut picked: Vec<usize> = Vec::with_capacity(size);
+    let mut n = 1;
+    while picked.len() < size {
+        let i = (draw(seed, k, n) % pool.len() as u64) as usize;
+        n += 1;
+        if !picked.contains(&i) {
+            picked.push(i);
+        }
+    }
+    let mut faults: Vec<Arc<Fault>> = picked.into_iter().map(|i| pool[i].clone()).collect();
+    faults.sort_by(|a, b| a.id.cmp(&b.id));
+    faults
+}
+
 /// A running fleet on a local port.
 #[derive(Debug)]
 pub struct Fleet {

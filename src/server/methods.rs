@@ -198,7 +198,10 @@ async fn accept_new_message(
     }
 
     let scenario = if app.config.behaviors { app.scenarios.select(msg) } else { app.scenarios.default_scenario() };
-    let context_id = if msg.context_id.is_empty() { super::ids::new_id() } else { msg.context_id.clone() };
+    let context_id = match msg.context_id.is_empty() {
+        true if app.config.context_ids => super::ids::new_id(),
+        _ => msg.context_id.clone(),
+    };
     if let Some(parts) = scenario.message_reply() {
         let delay = scenario.reply_delay_ms();
         if delay > 0 {

@@ -9,6 +9,7 @@ pub mod config;
 pub mod dedup;
 pub mod faults;
 pub mod fleet;
+pub mod freedoms;
 pub mod ids;
 pub mod methods;
 pub mod peer;
@@ -18,6 +19,7 @@ pub mod rest;
 pub mod rpc;
 pub mod scenario;
 mod service;
+pub mod settings;
 pub mod ssrf;
 pub mod stream;
 pub mod tasks;
@@ -163,6 +165,7 @@ impl MockServer {
 
     /// Starts a mock on `addr` (port 0: any free port).
     pub async fn bind(config: MockConfig, addr: SocketAddr) -> Result<Self, MockError> {
+        let config = config.with_freedoms().map_err(|e| MockError::Config(e.to_string()))?;
         let listener = TcpListener::bind(addr).await.map_err(|source| MockError::Bind { addr, source })?;
         let addr = listener.local_addr().map_err(|source| MockError::Bind { addr, source })?;
         let prefix = config.normalized_prefix().map_err(MockError::Config)?;

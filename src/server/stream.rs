@@ -73,6 +73,8 @@ pub struct StreamOptions {
     pub max_life: Duration,
     /// Error events carry a `google.rpc.ErrorInfo` whatever their code.
     pub error_info_everywhere: bool,
+    /// A stream that closes at its task's end sends the task once more first.
+    pub final_snapshot: bool,
 }
 
 impl StreamOptions {
@@ -82,6 +84,7 @@ impl StreamOptions {
             max_event_bytes: config.limits.max_event_bytes,
             max_life: Duration::from_millis(config.limits.max_stream_ms),
             error_info_everywhere: config.error_info_everywhere,
+            final_snapshot: config.final_task_snapshot,
         }
     }
 
@@ -220,6 +223,10 @@ fn events(state: State, opts: StreamOptions, deadline: Instant) -> impl Stream<I
                         CloseAt::TerminalOrInterrupted => ev.closes_stream,
                         CloseAt::Terminal => ev.is_terminal(),
                     };
+                    if ends && opts.final_snapshot {
+                        let task = StreamResponse::Task(sub.task_now());
+                        out.extend_from_slice(encode_event(None, None, &id.event(&task)).as_bytes());
+                    }
                     // A stream that ends here anyway is not cut: the client saw it end.
                     if ends || cut.as_mut().is_some_and(|c| c.sent(ev.seq)) {
                         closes = true;

@@ -212,6 +212,11 @@ pub async fn commit(State(layer): State<Arc<FaultLayer>>, req: Request, next: Ne
             let Ok(bytes) = to_bytes(body, MAX_REWRITE).await else { return too_large() };
             let route = routes::route(&parts.method, rel).ok();
             if let Some(r) = &route
+                && let Some(allow) = refused_verb(faults, &parts.method, rel, r)
+            {
+                return method_not_allowed(&allow);
+            }
+            if let Some(r) = &route
                 && let Some(q) = parts.uri.query()
                 && faults.mutations().any(
                     |m| matches!(m, Mutation::QuerySnakeCaseOnly { methods } if applies(methods, Some(r.method.name()))),
@@ -256,6 +261,33 @@ pub async fn commit(State(layer): State<Arc<FaultLayer>>, req: Request, next: Ne
         Kind::Card => None,
     };
     rewrite_response(faults, method, binding, &req_headers, resp, subscribed).await
+}
+
+/// The verbs to offer instead when a fault refuses `verb` for the operation `route` found at `rel`
+/// ([`Mutation::RefuseVerb`]): the other verbs the binding serves it on.
+fn refused_verb(faults: &ActiveFaults, verb: &axum::http::Method, rel: &str, route: &routes::Route) -> Option<String> {
+    let name = route.method.name();
+    faults.mutations().find_map(|m| match m {
+        Mutation::RefuseVerb { verb: refused, methods }
+            if refused.eq_ignore_ascii_case(verb.as_str()) && applies(methods, Some(name)) =>
+        {
+            let others: Vec<&str> = [axum::http::Method::GET, axum::http::Method::POST, axum::http::Method::DELETE]
+                .iter()
+                .filter(|v| *v != verb && routes::route(v, rel).is_ok_and(|r| r.method == route.method))
+                .map(|v| v.as_str())
+                .collect();
+            (!others.is_empty()).then(|| others.join(", "))
+        }
+        _ => None,
+    })
+}
+
+fn method_not_allowed(allow: &str) -> Response {
+    Response::builder()
+        .status(StatusCode::METHOD_NOT_ALLOWED)
+        .header(header::ALLOW, allow)
+        .body(Body::empty())
+        .unwrap_or_default()
 }
 
 fn too_large() -> Response {
@@ -346,6 +378,18 @@ async fn rewrite_response(
     } else {
         body
     };
+    if rest && parts.status.is_success() {
+        let empty = faults.mutations().find_map(|mu| match mu {
+            Mutation::EmptyBody { status, methods } if applies(methods, m) => StatusCode::from_u16(*status).ok(),
+            _ => None,
+        });
+        if let Some(status) = empty {
+            parts.status = status;
+            parts.headers.remove(header::CONTENT_TYPE);
+            parts.headers.remove(header::CONTENT_LENGTH);
+            body = Body::empty();
+        }
+    }
     if let Some((status, text)) = as_text {
         parts.status = status;
         parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
@@ -387,6 +431,36 @@ async fn rewrite_response(
     Response::from_parts(parts, body)
 }
 
+/// [`Mutation::SseFraming`]: events written with what the SSE format allows besides `data:`.
+struct Framed {
+    comments: bool,
+    event: Option<String>,
+    multiline: bool,
+    crlf: bool,
+}
+
+impl Framed {
+    fn encode(&self, events: Vec<SseEvent>) -> String {
+        let mut out = String::new();
+        for mut e in events {
+            if self.comments {
+                out.push_str(": keep-alive\n");
+            }
+            if self.event.is_some() {
+                e.event.clone_from(&self.event);
+            }
+            if self.multiline
+                && let Ok(v) = serde_json::from_str::<Value>(&e.data)
+                && let Ok(pretty) = serde_json::to_string_pretty(&v)
+            {
+                e.data = pretty;
+            }
+            out.push_str(&encode_events(std::slice::from_ref(&e)));
+        }
+        if self.crlf { out.replace('\n', "\r\n") } else { out }
+    }
+}
+
 /// The HTTP status and text that replace a JSON-RPC error answer, when a fault says so.
 fn error_as_text(faults: &ActiveFaults, method: Option<&str>, answer: &Value) -> Option<(StatusCode, String)> {
     let code = answer.pointer("/error/code")?.as_i64()?;
@@ -417,7 +491,13 @@ fn rewrite_stream(
     let hold_back = faults
         .mutations()
         .any(|m| matches!(m, Mutation::SseHoldBack { methods } if applies(methods, method.as_deref())));
-    let encode = |events: Vec<SseEvent>| -> Bytes { Bytes::from(encode_events(&events)) };
+    let framing = faults.mutations().find_map(|m| match m {
+        Mutation::SseFraming { comments, event, multiline, crlf, methods } if applies(methods, method.as_deref()) => {
+            Some(Framed { comments: *comments, event: event.clone(), multiline: *multiline, crlf: *crlf })
+        }
+        _ => None,
+    });
+    let framing = Arc::new(framing);
     struct S {
         inner: axum::body::BodyDataStream,
         parser: SseParser,
@@ -440,6 +520,13 @@ fn rewrite_stream(
     let stream = futures::stream::unfold(start, move |mut s| {
         let faults = faults.clone();
         let method = method.clone();
+        let framing = framing.clone();
+        let encode = move |events: Vec<SseEvent>| -> Bytes {
+            match framing.as_ref() {
+                Some(f) => Bytes::from(f.encode(events)),
+                None => Bytes::from(encode_events(&events)),
+            }
+        };
         async move {
             loop {
                 if s.done {

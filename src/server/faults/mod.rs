@@ -332,6 +332,36 @@ pub enum Mutation {
         #[serde(default)]
         methods: Vec<String>,
     },
+    /// Over HTTP+JSON, answers 405 Method Not Allowed (with `Allow`) to `verb` on the operations of
+    /// `methods` that the binding also serves on another verb: SubscribeToTask on one of GET
+    /// (the proto's) and POST (the prose's) only.
+    RefuseVerb {
+        verb: String,
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Over HTTP+JSON, a successful answer has this status and an empty body (a delete confirmed
+    /// by its status alone).
+    EmptyBody {
+        status: u16,
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// Frames stream events as the SSE format allows but the mock does not by default: a comment
+    /// line before each event, an `event:` field, the JSON pretty-printed over several `data:`
+    /// lines, CRLF line ends.
+    SseFraming {
+        #[serde(default)]
+        comments: bool,
+        #[serde(default)]
+        event: Option<String>,
+        #[serde(default)]
+        multiline: bool,
+        #[serde(default)]
+        crlf: bool,
+        #[serde(default)]
+        methods: Vec<String>,
+    },
     /// Answers with this HTTP status (body unchanged).
     HttpStatus {
         /// Status.
@@ -604,7 +634,10 @@ impl Fault {
             | Mutation::PushWrapJsonrpc
             | Mutation::PushSkip
             | Mutation::ReuseTaskId { .. }
-            | Mutation::RefusedCancelApplies => true,
+            | Mutation::RefusedCancelApplies
+            | Mutation::RefuseVerb { .. }
+            | Mutation::EmptyBody { .. }
+            | Mutation::SseFraming { .. } => true,
         };
         // A fleet agent is checked over JSON-RPC, where a fault committed only on HTTP+JSON shows
         // nothing, and a fault whose checks are not written yet is caught by none.

@@ -58,6 +58,8 @@ pub struct TaskInner {
     pub run_generation: u64,
     pub push_worker_running: bool,
     max_history: usize,
+    /// Status timestamps in whole seconds (an agent without millisecond precision, §5.6.1).
+    whole_seconds: bool,
 }
 
 impl TaskInner {
@@ -67,7 +69,7 @@ impl TaskInner {
         let Body::Live(task) = &mut self.body else {
             return self.log.last_seq().unwrap_or(0);
         };
-        let status = TaskStatus { state, message: message.clone(), timestamp: Some(Timestamp::now()) };
+        let status = TaskStatus { state, message: message.clone(), timestamp: Some(stamp(self.whole_seconds)) };
         task.status = status.clone();
         let ev = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
             task_id: task.id.clone(),
@@ -101,7 +103,7 @@ impl TaskInner {
     pub fn overwrite_finished_state(&mut self, new: TaskState) {
         let Body::Finished { json, state, timestamp, .. } = &mut self.body else { return };
         let mut task: Task = serde_json::from_str(json).expect("the store reads its own JSON");
-        let now = Timestamp::now();
+        let now = stamp(self.whole_seconds);
         task.status = TaskStatus { state: new, message: None, timestamp: Some(now) };
         *json = serde_json::to_string(&task).expect("protocol types serialize").into_boxed_str();
         *state = new;
@@ -296,6 +298,11 @@ pub struct Subscription {
 }
 
 impl Subscription {
+    /// The task as it stands now.
+    pub fn task_now(&self) -> crate::protocol::Task {
+        self.handle.lock().task().into_owned()
+    }
+
     /// The next batch of events, waiting for at least one. `Err` when events were dropped from the
     /// log before this subscriber read them.
     pub async fn next_batch(&mut self) -> Result<Vec<LoggedEvent>, Lagged> {
@@ -407,6 +414,13 @@ pub struct TaskStore {
     /// before); `None`: a fresh id each.
     reused_id: Option<String>,
     watch: Option<StateWatch>,
+    whole_seconds: bool,
+}
+
+/// The time now, to the precision the agent keeps.
+fn stamp(whole_seconds: bool) -> Timestamp {
+    let now = Timestamp::now();
+    if whole_seconds { now.whole_seconds() } else { now }
 }
 
 impl TaskStore {
@@ -417,6 +431,7 @@ impl TaskStore {
             max_events,
             max_history: max_history.max(1),
             reused_id: None,
+            whole_seconds: false,
             watch: None,
         }
     }
@@ -424,6 +439,13 @@ impl TaskStore {
     /// Tells `watch` every state each task enters from now on.
     pub fn watch_states(mut self, watch: StateWatch) -> Self {
         self.watch = Some(watch);
+        self
+    }
+
+    /// Keeps status timestamps in whole seconds (§5.6.1: "When millisecond precision is not
+    /// available").
+    pub fn whole_seconds(mut self, on: bool) -> Self {
+        self.whole_seconds = on;
         self
     }
 
@@ -453,7 +475,11 @@ impl TaskStore {
         let task = Task {
             id: id.clone(),
             context_id,
-            status: TaskStatus { state: TaskState::Submitted, message: None, timestamp: Some(Timestamp::now()) },
+            status: TaskStatus {
+                state: TaskState::Submitted,
+                message: None,
+                timestamp: Some(stamp(self.whole_seconds)),
+            },
             artifacts: Vec::new(),
             history: vec![first],
             metadata: None,
@@ -474,6 +500,7 @@ impl TaskStore {
                 run_generation: 0,
                 push_worker_running: false,
                 max_history: self.max_history,
+                whole_seconds: self.whole_seconds,
             }),
             changed: Notify::new(),
             stop: Notify::new(),

@@ -15,14 +15,25 @@ use crate::client::http::ClientConfig;
 use crate::protocol::limits::Limits;
 use crate::report::{CheckResult, Failure, Outcome};
 use crate::server::faults::{Fault, FaultCatalogue, MockVariant, Mutation};
+use crate::server::freedoms::Freedom;
 use crate::server::{ExtendedCard, MockConfig, MockServer, WebhookPolicy};
 use crate::suite::behaviors::Behaviors;
 use crate::suite::binding::Binding as BindingId;
 use crate::suite::loader;
 use crate::suite::plan::{self, Selection};
 
+mod freedoms;
+mod mixes;
+
+pub use freedoms::{FalseVerdict, FreedomMatrix, FreedomRun, combinations};
+pub use mixes::{MIX_SIZES, MixMatrix, MixRun};
+
 /// Checks that no server fault can provoke, with the reason, reviewed like code.
-pub const UNKILLABLE: &str = include_str!("../../mock-peer/unkillable.json");
+pub const UNKILLABLE: &str = include_str!("../../../mock-peer/unkillable.json");
+
+/// The seed of the combinations and mixes when `--seed` gives none: fixed, so that a run of an
+/// unchanged kit draws what the last one drew.
+pub const DEFAULT_SEED: u64 = 29;
 
 /// The check a fault that stops discovery is booked against: without a card nothing else can run.
 const DISCOVERY: &str = "CARD-DISC-001";
@@ -41,10 +52,23 @@ pub struct SelftestOptions {
     pub patience: Duration,
     /// Only these faults (empty: all).
     pub faults: Vec<String>,
+    /// Commit each fault alone (the kill matrix proper); off, only the clean baselines, the
+    /// freedoms and the mixes run.
+    pub single_faults: bool,
     /// Suite files to grade with instead of the built-in ones.
     pub suites: Option<std::path::PathBuf>,
     /// Fault files to commit instead of the built-in catalogue.
     pub faults_dir: Option<std::path::PathBuf>,
+    /// Show every freedom alone (the negative controls).
+    pub freedoms: bool,
+    /// Seeded combinations of freedoms shown together.
+    pub combinations: usize,
+    /// Most freedoms in one combination.
+    pub max_freedoms: usize,
+    /// Seeded mixes of several faults committed together.
+    pub mixes: usize,
+    /// Seed of the combinations and the mixes.
+    pub seed: u64,
 }
 
 impl Default for SelftestOptions {
@@ -55,8 +79,14 @@ impl Default for SelftestOptions {
             timeout: Duration::from_secs(30),
             patience: Duration::from_secs(6),
             faults: Vec::new(),
+            single_faults: true,
             suites: None,
             faults_dir: None,
+            freedoms: true,
+            combinations: 24,
+            max_freedoms: 8,
+            mixes: 24,
+            seed: DEFAULT_SEED,
         }
     }
 }
@@ -101,6 +131,10 @@ pub struct Matrix {
     pub conforming: Vec<String>,
     /// Every fault of the catalogue ran, so "never killed" and "stale" mean something.
     pub whole_catalogue: bool,
+    /// The freedoms shown alone and together (negative controls).
+    pub freedoms: Option<FreedomMatrix>,
+    /// The faults committed in mixes.
+    pub mixes: Option<MixMatrix>,
     /// Wall time.
     pub duration_ms: u64,
 }
@@ -115,6 +149,8 @@ impl Matrix {
             && self.stale_unkillable.is_empty()
             && self.stale_awaiting.is_empty()
             && self.collateral.is_empty()
+            && self.freedoms.as_ref().is_none_or(FreedomMatrix::ok)
+            && self.mixes.as_ref().is_none_or(MixMatrix::ok)
     }
 
     /// Collateral fails and warns over all faults.
@@ -230,14 +266,6 @@ impl Matrix {
         for (f, ids) in &self.survivors {
             s.push_str(&format!("  {f}: meant to kill {} but they survived\n", ids.join(", ")));
         }
-        if !self.conforming.is_empty() {
-            let flagged = self.conforming.iter().filter(|f| self.collateral.contains_key(*f)).count();
-            s.push_str(&format!(
-                "conforming behaviours (no violation) that no check flags: {}/{}\n",
-                self.conforming.len() - flagged,
-                self.conforming.len()
-            ));
-        }
         s.push_str(&format!("collateral fails or warns: {}\n", self.collateral_total()));
         for (f, list) in &self.collateral {
             for c in list {
@@ -276,6 +304,12 @@ impl Matrix {
         for f in &self.stale_awaiting {
             s.push_str(&format!("  stale: {f} is marked awaiting_checks but every check it names exists\n"));
         }
+        if let Some(f) = &self.freedoms {
+            s.push_str(&f.summary());
+        }
+        if let Some(m) = &self.mixes {
+            s.push_str(&m.summary());
+        }
         let mut slow: Vec<(&String, &u64)> = self.run_ms.iter().collect();
         slow.sort_by(|a, b| b.1.cmp(a.1));
         let slowest: Vec<String> =
@@ -309,7 +343,7 @@ fn deliberate_wait_ms(f: &Fault) -> u64 {
         .sum()
 }
 
-fn one_line(s: &str) -> String {
+pub(super) fn one_line(s: &str) -> String {
     let first = s.lines().next().unwrap_or("");
     let mut out: String = first.chars().take(160).collect();
     if out.len() < s.len() {
@@ -319,7 +353,7 @@ fn one_line(s: &str) -> String {
 }
 
 /// True if the check caught something (a violated MUST, SHOULD or MAY).
-fn killed(r: &CheckResult) -> bool {
+pub(super) fn killed(r: &CheckResult) -> bool {
     matches!(r.outcome, Outcome::Fail | Outcome::Warn) || (r.outcome == Outcome::Info && r.failure.is_some())
 }
 
@@ -328,7 +362,29 @@ async fn run_once(
     faults: Vec<Arc<Fault>>,
     opts: &SelftestOptions,
 ) -> Result<Vec<CheckResult>, String> {
+    run_graded(variant, faults, Vec::new(), Mode::Acts, opts).await
+}
+
+/// Where a run's checks get the behaviours they need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// The ACTS `tck-*` contract, which the mock honours (the kill matrix's way).
+    Acts,
+    /// What the kit finds the agent do, as for a URL given no map: an agent out there.
+    Discovered,
+}
+
+/// One mock committing `faults` and showing `freedoms`, checked in `mode`.
+async fn run_graded(
+    variant: MockVariant,
+    faults: Vec<Arc<Fault>>,
+    freedoms: Vec<Arc<Freedom>>,
+    mode: Mode,
+    opts: &SelftestOptions,
+) -> Result<Vec<CheckResult>, String> {
     let base = MockConfig {
+        freedoms,
         push_timeout_ms: 2_000,
         push_retries: 0,
         // A fault that makes SendMessage block (ignoring returnImmediately) should cost seconds, not
@@ -354,7 +410,8 @@ async fn run_once(
         }
     };
     let mut copts = CheckOptions {
-        behaviors: Behaviors::Acts,
+        behaviors: if mode == Mode::Acts { Behaviors::Acts } else { Behaviors::None },
+        discover_behaviors: mode == Mode::Discovered,
         jobs: opts.jobs,
         timeout: opts.timeout,
         patience: opts.patience,
@@ -385,6 +442,34 @@ async fn run_once(
             )])
         }
     }
+}
+
+/// The checks `f` exists to kill, over each binding it is committed on where the clean mock grades
+/// them (`graded`): a fault on both bindings kills X and X[http+json].
+pub(super) fn meant_kills(f: &Fault, graded: &BTreeSet<&str>) -> Vec<String> {
+    let on_rest = f.bindings.is_empty() || f.bindings.contains(&crate::server::binding::Binding::HttpJson);
+    let on_rpc = f.bindings.is_empty() || f.bindings.contains(&crate::server::binding::Binding::JsonRpc);
+    let mut meant = Vec::new();
+    for k in &f.kills {
+        let clone = BindingId::HttpJson.check_id(k);
+        if on_rpc || !graded.contains(clone.as_str()) {
+            meant.push(k.clone());
+        }
+        if on_rest && graded.contains(clone.as_str()) {
+            meant.push(clone);
+        }
+    }
+    meant
+}
+
+/// A fault committed on both bindings is one violation: a check over HTTP+JSON that waits on the
+/// JSON-RPC finding of it (its root, in `direct`, the checks that failed) tells it once, there,
+/// and counts as killed by it.
+pub(super) fn by_root(r: &CheckResult, meant: &[String], direct: &BTreeSet<&str>) -> bool {
+    r.id.ends_with(HTTP_JSON_SUFFIX)
+        && meant.contains(&r.id)
+        && r.outcome == Outcome::Skip
+        && r.depends_on.as_deref().is_some_and(|root| direct.contains(root) && meant.iter().any(|m| m == root))
 }
 
 /// `a2a-conform selftest`: runs the matrix, prints its summary, writes `matrix.json` and
@@ -420,6 +505,7 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     let awaiting: Vec<Arc<Fault>> = catalogue.all().filter(|f| f.awaiting_checks).cloned().collect();
     let mut faults: Vec<Arc<Fault>> = catalogue
         .all()
+        .filter(|_| opts.single_faults)
         .filter(|f| if opts.faults.is_empty() { !f.awaiting_checks } else { opts.faults.contains(&f.id) })
         .cloned()
         .collect();
@@ -455,24 +541,8 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     // A check graded over both bindings is killed over each a fault is committed on: a fault on
     // both kills X and X[http+json] (where the clean run grades that clone).
     let graded: BTreeSet<&str> = clean.iter().map(|r| r.id.as_str()).collect();
-    let intended: BTreeMap<String, Vec<String>> = faults
-        .iter()
-        .map(|f| {
-            let on_rest = f.bindings.is_empty() || f.bindings.contains(&crate::server::binding::Binding::HttpJson);
-            let on_rpc = f.bindings.is_empty() || f.bindings.contains(&crate::server::binding::Binding::JsonRpc);
-            let mut meant = Vec::new();
-            for k in &f.kills {
-                let clone = BindingId::HttpJson.check_id(k);
-                if on_rpc || !graded.contains(clone.as_str()) {
-                    meant.push(k.clone());
-                }
-                if on_rest && graded.contains(clone.as_str()) {
-                    meant.push(clone);
-                }
-            }
-            (f.id.clone(), meant)
-        })
-        .collect();
+    let intended: BTreeMap<String, Vec<String>> =
+        faults.iter().map(|f| (f.id.clone(), meant_kills(f, &graded))).collect();
     let mut kills = BTreeMap::new();
     let mut collateral = BTreeMap::new();
     let mut run_ms = BTreeMap::new();
@@ -484,14 +554,8 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
         let direct: BTreeSet<&str> = results.iter().filter(|r| killed(r)).map(|r| r.id.as_str()).collect();
         // A fault committed on both bindings is one violation: a check over HTTP+JSON that waits on
         // the JSON-RPC finding of it (its root) tells it once, there, and counts as killed by it.
-        let by_root = |r: &CheckResult| {
-            r.id.ends_with(HTTP_JSON_SUFFIX)
-                && meant.contains(&r.id)
-                && r.outcome == Outcome::Skip
-                && r.depends_on.as_deref().is_some_and(|root| direct.contains(root) && meant.iter().any(|m| m == root))
-        };
         let killed_ids: Vec<String> =
-            results.iter().filter(|r| killed(r) || by_root(r)).map(|r| r.id.clone()).collect();
+            results.iter().filter(|r| killed(r) || by_root(r, meant, &direct)).map(|r| r.id.clone()).collect();
         let stray: Vec<Collateral> = results
             .iter()
             .filter(|r| matches!(r.outcome, Outcome::Fail | Outcome::Warn) && !meant.contains(&r.id))
@@ -523,7 +587,7 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     let all_killed: BTreeSet<&String> = kills.values().flatten().collect();
     // Which checks no fault kills is a question about the whole catalogue: with `--fault`, only the
     // named faults are asked whether they kill what they claim.
-    let whole = opts.faults.is_empty();
+    let whole = opts.faults.is_empty() && opts.single_faults;
     let unkilled_checks = if whole {
         // A check no fault can kill cannot be killed over HTTP+JSON either, for the same reason; a
         // clone may also be listed on its own, for a reason of its binding.
@@ -543,6 +607,18 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
     let conforming: Vec<String> = faults.iter().filter(|f| f.conforming).map(|f| f.id.clone()).collect();
     let undetected_faults =
         kills.iter().filter(|(f, k)| k.is_empty() && !conforming.contains(f)).map(|(f, _)| f.clone()).collect();
+    let freedoms = match opts.freedoms || opts.combinations > 0 {
+        true => Some(freedoms::run(opts).await?),
+        false => None,
+    };
+    let mixes = match opts.mixes {
+        0 => None,
+        _ => {
+            let graded: BTreeSet<String> =
+                clean.iter().filter(|r| r.outcome != Outcome::Skip).map(|r| r.id.clone()).collect();
+            Some(mixes::run(opts, &catalogue.fleet_pool(), &graded).await?)
+        }
+    };
     let survivors: BTreeMap<String, Vec<String>> = intended
         .iter()
         .filter_map(|(f, meant)| {
@@ -566,6 +642,8 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
         faults: faults.len() - conforming.len(),
         conforming,
         whole_catalogue: whole,
+        freedoms,
+        mixes,
         kills,
         run_ms,
         duration_ms: started.elapsed().as_millis() as u64,
