@@ -342,6 +342,41 @@ async fn streams_that_never_end_trickle_or_only_keep_alive_end_the_run_in_30_s()
     }
 }
 
+/// A broken SSE writer that never writes the blank line ending an event, on streams that stay
+/// open: the stream breaker trips on them, and bounds time only. The framing check fails on the
+/// data lines in hand, whichever of its stream or the ones that tripped the breaker shows them;
+/// the streaming checks whose answers are plain JSON are sent and graded as ever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn events_never_dispatched_fail_the_framing_check_and_the_breaker_takes_no_verdict() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let task =
+        serde_json::json!({"task": {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}});
+    let update = serde_json::json!({"statusUpdate": {"taskId": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}});
+    let line = |id: &serde_json::Value, r: &serde_json::Value| {
+        format!("data: {}\n", serde_json::json!({"jsonrpc": "2.0", "id": id, "result": r})).into_bytes()
+    };
+    let url = raw_stream_agent(move |id| {
+        vec![sse_head(), Piece::Bytes(line(id, &task)), Piece::Every(line(id, &update), Duration::from_millis(200))]
+    })
+    .await;
+    let run = check_with_timeout_10(&url).await;
+    assert_bounded("events never dispatched", &run);
+    let report = run.report.as_ref().unwrap();
+    let framing = report.checks().find(|c| c.id == "JSONRPC-SSE-001").expect("JSONRPC-SSE-001 ran");
+    assert_eq!(framing.outcome, Outcome::Fail, "{:?}", framing.failure);
+    let message = &framing.failure.as_ref().unwrap().message;
+    assert!(message.contains("no blank line"), "{message}");
+    // The stream checks that build on it wait on it. Only those due an error stay undecided: an
+    // error could have been in a stream no reader can split into events.
+    let due_an_error = ["KIT-STREAM-007", "KIT-STREAM-008", "KIT-STREAM-009", "STREAM-SUB-003"];
+    let errors: Vec<_> = report
+        .checks()
+        .filter(|c| c.outcome == Outcome::Error && c.id.contains("STREAM") && !due_an_error.contains(&c.id.as_str()))
+        .map(|c| (c.id.clone(), c.failure.as_ref().map(|f| f.message.clone())))
+        .collect();
+    assert!(errors.is_empty(), "stream checks ended in error: {errors:?}");
+}
+
 /// One step of a hand-written HTTP answer.
 #[derive(Clone)]
 enum Piece {

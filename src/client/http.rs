@@ -117,6 +117,9 @@ pub struct StreamExchange {
     /// From sending to each event of `events`, in order: whether updates came while the task ran
     /// or were held back to its end.
     pub arrivals: Vec<Duration>,
+    /// The event the stream was still sending when the read ended, however it ended: data lines
+    /// that no blank line dispatched.
+    pub pending: Option<Box<sse::Incomplete>>,
 }
 
 /// Why an exchange did not happen. Messages never contain user-supplied header values.
@@ -489,6 +492,19 @@ impl HttpClient {
         limits: &SseLimits,
         stop_after: Option<usize>,
     ) -> Result<StreamExchange, ClientError> {
+        self.send_streaming_until(req, limits, stop_after, std::future::pending()).await
+    }
+
+    /// `send_streaming_with` that stops reading an event stream, keeping what came, when `stop`
+    /// resolves (to the reason, in [`SseError::Stopped`]). The head and a plain answer are not
+    /// cut: they are bounded by the client's timeout.
+    pub async fn send_streaming_until(
+        &self,
+        req: HttpRequest,
+        limits: &SseLimits,
+        stop_after: Option<usize>,
+        stop: impl Future<Output = String>,
+    ) -> Result<StreamExchange, ClientError> {
         let start = Instant::now();
         let deadline = start + self.config.timeout;
         let Head { request, mut response, status, headers } = self.head(req, deadline, self.config.timeout).await?;
@@ -498,7 +514,7 @@ impl HttpClient {
             let mut events = Vec::new();
             let mut arrivals = Vec::new();
             let stream = Box::pin(response.bytes_stream());
-            let StreamRead { end, trailing } = sse::read_stream(stream, limits, |ev| {
+            let StreamRead { end, trailing, pending } = sse::read_stream_until(stream, limits, stop, |ev| {
                 events.push(ev);
                 arrivals.push(start.elapsed());
                 if stop_after.is_some_and(|n| events.len() >= n) {
@@ -524,6 +540,7 @@ impl HttpClient {
                 elapsed: start.elapsed(),
                 head_at,
                 arrivals,
+                pending: pending.map(Box::new),
             })
         } else {
             let (body, truncated) = self.read_body(&mut response, deadline, self.config.timeout).await?;
@@ -539,6 +556,7 @@ impl HttpClient {
                 elapsed: start.elapsed(),
                 head_at,
                 arrivals: Vec::new(),
+                pending: None,
             })
         }
     }

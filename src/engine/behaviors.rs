@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::context::{Ctx, compact};
+use super::framing;
 use super::request::normalize_params;
 use super::settle::{in_progress, settle_result};
 use super::states::state_of;
@@ -59,6 +60,9 @@ async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> 
         let x = ctx.exchange_stream("behaviour map", req, &limits, None).await?;
         if !x.is_sse() {
             return Err(format!("the answer is not an event stream (HTTP {})", x.status));
+        }
+        if let Some(why) = framing::cut_short(&x) {
+            return Err(framing::cut_message(&x, why));
         }
         let events: Vec<Value> = x
             .events

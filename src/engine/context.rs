@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::diagnosis::{ANCHOR, Diagnosis};
-use super::guard::Guard;
+use super::guard::{AFTER_TRIP, Guard};
 use super::ids::IdLedger;
 use super::webhook::WebhookReceiver;
 use super::workaround::Workaround;
@@ -156,16 +156,31 @@ impl Ctx {
         limits: &SseLimits,
         stop_after: Option<usize>,
     ) -> Result<StreamExchange, String> {
-        if let Some(why) = self.guard.streams_stopped() {
+        if let Some(why) = self.guard.stopped() {
             return Err(why);
         }
         let url = req.url.clone();
+        // Once the agent's streams have been found hostile, a stream is still asked for (its
+        // answer may be plain JSON) but read only briefly, and one being read stops at once:
+        // either way with what came, which the check still judges.
+        let guard = &self.guard;
+        let tripped = guard.streams_tripped();
+        let cut = async move {
+            match tripped {
+                Some(why) => {
+                    tokio::time::sleep(AFTER_TRIP).await;
+                    format!("{why}; so the kit reads each stream for {} s only", AFTER_TRIP.as_secs())
+                }
+                None => guard.wait_streams_tripped().await,
+            }
+        };
         let x = tokio::select! {
-            x = self.client.send_streaming_with(req, limits, stop_after) => x,
-            why = self.guard.wait_streams_stop() => return Err(why),
+            x = self.client.send_streaming_until(req, limits, stop_after, cut) => x,
+            why = self.guard.wait_stop() => return Err(why),
         };
         self.guard.record(&url, &x);
         let x = x.map_err(|e| format!("request failed: {e}"))?;
+        self.guard.note_framing(origin, &x);
         self.guard.record_stream(&url, &x);
         self.guard.scan_stream(origin, &x);
         Ok(x)

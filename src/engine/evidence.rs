@@ -36,6 +36,18 @@ impl ToEvidence for StreamExchange {
         let mut ev = head(&self.request, self.status, &self.headers, self.elapsed, step_id, redactor);
         let body = if self.is_sse() || !self.events.is_empty() {
             let mut text = sse::encode_events(&self.events);
+            // The event still being sent when the read ended, as its lines came: no blank line.
+            if let Some(p) = &self.pending {
+                for line in p.data.iter().flat_map(|d| d.split('\n')) {
+                    let _ = writeln!(text, "data: {line}");
+                }
+                if let Some(line) = &p.partial_line {
+                    let _ = writeln!(text, "{line}");
+                }
+                if p.data.is_some() || p.partial_line.is_some() {
+                    text.push_str(": [the lines above were never dispatched: no blank line ended them]\n");
+                }
+            }
             match &self.end {
                 Ok(StreamEnd::Closed { incomplete: None }) => text.push_str(": [stream closed by peer]\n"),
                 Ok(StreamEnd::Closed { incomplete: Some(_) }) => {
@@ -277,6 +289,7 @@ mod tests {
             elapsed: Duration::ZERO,
             head_at: Duration::ZERO,
             arrivals: vec![Duration::ZERO],
+            pending: None,
         };
         let body = x.to_evidence(None, &Redactor::new()).response_body.unwrap();
         assert!(

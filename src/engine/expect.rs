@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::context::{CheckRun, StepFail, code_and_message, compact, truncate};
+use super::framing;
 use super::liveness::{self, Liveness};
 use super::request::{Answer, binding_of, operation};
 use super::states::{is_terminal, state_of};
@@ -417,15 +418,18 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         run.wire_check(sid, "StreamResponse", result);
         roots.push(result.clone());
     }
+    let broken = framing::undispatched(x);
     if let Some(ee) = &step.expect_error {
-        // A stream that said nothing before the kit's time bound may still have had the error to
-        // send: the kit's patience is not the agent's rule.
-        if let (true, Err(e @ (SseError::TotalTimeout { .. } | SseError::IdleTimeout { .. }))) =
-            (roots.is_empty(), &x.end)
-        {
+        // A stream that said nothing before the kit's bounds (its patience, its caps), before it
+        // broke, or in a framing no reader can use, may still have had the error to send: those
+        // bounds are not the agent's rule, and the framing is JSONRPC-SSE-001's finding.
+        let unread = broken.clone().or_else(|| x.end.as_ref().err().map(ToString::to_string));
+        if let (true, Some(why)) = (roots.is_empty(), unread) {
             return Err(StepFail::undecided(
                 sid,
-                format!("expected an error; the agent opened a stream and sent no event in it ({e})"),
+                format!(
+                    "expected an error; the agent opened a stream and sent no event the kit could read in it ({why})"
+                ),
             ));
         }
         return Err(StepFail::Violation(Failure {
@@ -436,7 +440,14 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
             actual: Some(format!("a stream of {} result(s)", roots.len())),
         }));
     }
+    if let Some(problem) = broken {
+        return Err(StepFail::violation(sid, problem));
+    }
     let es = step.expect_stream.clone().unwrap_or_default();
+    // A stream the kit cut short (the stream breaker) is judged on the events that came: what
+    // they decide is the verdict; what needs the rest of the stream is left undecided.
+    let cut = framing::cut_short(x);
+    let mut unseen: Option<&str> = None;
     if es.closes.unwrap_or(true)
         && let Err(e) = &x.end
     {
@@ -448,12 +459,22 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         ) {
             return Err(StepFail::undecided(sid, format!("{message} (a bound of the kit's reader, not of the spec)")));
         }
-        return Err(StepFail::violation(sid, message));
+        match cut {
+            Some(_) => {
+                unseen.get_or_insert("whether the stream closes");
+            }
+            None => return Err(StepFail::violation(sid, message)),
+        }
     }
     if let Some(min) = es.min_count
         && roots.len() < min
     {
-        return Err(StepFail::violation(sid, format!("{} event(s), expected at least {min}", roots.len())));
+        match cut {
+            Some(_) => {
+                unseen.get_or_insert("the events the check needs");
+            }
+            None => return Err(StepFail::violation(sid, format!("{} event(s), expected at least {min}", roots.len()))),
+        }
     }
     if let Some(max) = es.max_count
         && roots.len() > max
@@ -482,9 +503,12 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         }
     }
     if es.live == Some(true) {
-        match liveness::judge(x.head_at, &x.arrivals, &roots) {
-            Liveness::Live => {}
-            Liveness::HeldBack(why) => {
+        match (cut, liveness::judge(&x.arrivals, &roots)) {
+            (Some(_), _) => {
+                unseen.get_or_insert("when the task's updates came, to its end");
+            }
+            (None, Liveness::Live) => {}
+            (None, Liveness::HeldBack(why)) => {
                 return Err(StepFail::Violation(Failure {
                     message: format!("the updates were held back to the end of the task: {why}"),
                     step_id: Some(sid.into()),
@@ -493,13 +517,13 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
                     actual: Some(why),
                 }));
             }
-            Liveness::CannotTell(why) => return Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, why)),
+            (None, Liveness::CannotTell(why)) => return Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, why)),
         }
     }
     if es.unique_ids == Some(true) {
         // SSE ids are the kit's resume extension, not an A2A requirement: an agent that sends none
         // does not offer resumption, and there is nothing to grade.
-        if !x.events.is_empty() && x.events.iter().all(|e| e.id.is_none()) {
+        if cut.is_none() && !x.events.is_empty() && x.events.iter().all(|e| e.id.is_none()) {
             return Err(StepFail::Skip(
                 SkipReason::BehaviorNotAvailable,
                 "the agent's events carry no SSE id: it does not offer resumption".into(),
@@ -530,6 +554,10 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         let what = if desc.is_empty() { format!("events[{i}]") } else { format!("events[{i}] ({desc})") };
         if any {
             if !roots.iter().any(|r| assert::check(Some(r), &a, "").is_empty()) {
+                if cut.is_some() {
+                    unseen.get_or_insert("the events the check looks for");
+                    continue;
+                }
                 return Err(StepFail::Violation(Failure {
                     message: format!("{what}: no event matches"),
                     step_id: Some(sid.into()),
@@ -538,19 +566,56 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
                     actual: Some(truncate(&compact(&stream_root), 600)),
                 }));
             }
+        } else if cut.is_some() && index >= roots.len() {
+            unseen.get_or_insert("the events the check looks for");
         } else {
             check_at(sid, &what, roots.get(index), &a, &format!("/{index}"))?;
         }
     }
     if let Some(fe) = &es.final_event {
-        let fe = normalize_event_assertion(&run.render(sid, fe)?);
-        check_at(sid, "final event", roots.last(), &fe, &format!("/{}", roots.len().saturating_sub(1)))?;
+        if cut.is_some() {
+            unseen.get_or_insert("the stream's final event");
+        } else {
+            let fe = normalize_event_assertion(&run.render(sid, fe)?);
+            check_at(sid, "final event", roots.last(), &fe, &format!("/{}", roots.len().saturating_sub(1)))?;
+        }
     }
     if let Some(each) = &es.each_event {
         let each = normalize_event_assertion(&run.render(sid, each)?);
         for (i, r) in roots.iter().enumerate() {
             check_at(sid, &format!("event {i}"), Some(r), &each, &format!("/{i}"))?;
         }
+    }
+    if let Some(seq) = &es.sequence {
+        let seq = run.render(sid, seq)?;
+        match (cut, assert::check(Some(&stream_root), &seq, "").first()) {
+            (_, None) => {}
+            // Which of the events it relates did not come is more than the events in hand say.
+            (Some(_), Some(_)) => {
+                unseen.get_or_insert("the rest of the events the check relates");
+            }
+            (None, Some(m)) => return Err(StepFail::from_mismatch(sid, "the stream's events", m)),
+        }
+    }
+    if let Some(reason) = cut {
+        // The streams that made the kit cut this one short may have shown what this one had no
+        // time to: they are the same agent's streams, and this check owns their framing.
+        if es.framing_from_run == Some(true)
+            && let Some((origin, what)) = run.ctx.guard.framing_fault(&x.request.url)
+        {
+            return Err(StepFail::violation(
+                sid,
+                format!(
+                    "the kit cut this stream short after {} event(s) ({reason}); another stream of the agent's, read by {origin}, shows the framing broken: {what}",
+                    roots.len()
+                ),
+            ));
+        }
+        let rest = match unseen {
+            Some(what) => format!("{what} did not come"),
+            None => "the events that came meet the check; the rest were not seen".into(),
+        };
+        return Err(StepFail::undecided(sid, format!("{}: {rest}", framing::cut_message(x, reason))));
     }
     // Captures on a stream read from its first event (the task snapshot, or the message).
     Ok(Some(roots.first().cloned().unwrap_or(Value::Null)))

@@ -1,9 +1,13 @@
 //! What keeps a run against an untrusted agent bounded and honest, across all checks at once:
 //! a circuit breaker (after a few consecutive requests to one endpoint that time out or lose their
 //! connection, the agent is unresponsive and every remaining check ends at once), a second one for
-//! streams (after a few in a row that hit the kit's time or size bounds, the remaining streaming
-//! checks end at once), the run deadline, and the canary credentials the kit sends and looks for
-//! in every answer.
+//! streams (after a few in a row that hit the kit's time or size bounds, streams are read only
+//! briefly), the run deadline, and the canary credentials the kit sends and looks for in every
+//! answer.
+//!
+//! The stream breaker bounds time and nothing else: a stream request is still sent once it has
+//! tripped (its answer may be plain JSON, graded as ever), and a stream it cuts short keeps the
+//! events that came, so that whatever they decide is still the verdict.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -12,6 +16,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::watch;
 
+use super::framing;
 use crate::client::http::{ClientError, HttpExchange, StreamExchange};
 use crate::sse::{SseError, StreamEnd};
 
@@ -24,6 +29,10 @@ pub const STRIKES: usize = 3;
 /// Each such stream already cost a check its whole patience; a conforming agent closes its
 /// streams, so one that closes resets the count.
 pub const STREAM_STRIKES: usize = 3;
+
+/// How long a stream is read once the stream breaker has tripped: time for an agent that answers
+/// at once to send its first events, far less than the patience each hostile stream cost.
+pub const AFTER_TRIP: Duration = Duration::from_secs(2);
 
 /// Header that carries a canary in every request: an agent that echoes request headers, or
 /// stores and reflects them, shows it here.
@@ -51,8 +60,12 @@ pub struct Guard {
     /// Exchanges: tripped, every remaining check stops (unresponsive agent, and also the run
     /// deadline and signals, which trip it directly).
     run: Breaker,
-    /// Streams: tripped, no more streams are read.
+    /// Streams: tripped, streams are read only briefly.
     streams: Breaker,
+    /// The first stream, per endpoint, whose SSE framing broke (data lines no blank line
+    /// dispatched): (endpoint, where it was read, what broke). A stream the breaker cut short
+    /// may have had no time to show what the streams that tripped it showed.
+    framing: Mutex<Vec<(String, String, String)>>,
     /// (where it was sent, value).
     canaries: Vec<(String, String)>,
     leaks: Mutex<Vec<Leak>>,
@@ -60,7 +73,13 @@ pub struct Guard {
 
 impl Guard {
     pub fn new(canaries: Vec<(String, String)>) -> Self {
-        Guard { run: Breaker::default(), streams: Breaker::default(), canaries, leaks: Mutex::new(Vec::new()) }
+        Guard {
+            run: Breaker::default(),
+            streams: Breaker::default(),
+            framing: Mutex::new(Vec::new()),
+            canaries,
+            leaks: Mutex::new(Vec::new()),
+        }
     }
 
     /// Why the run stopped, once it has.
@@ -73,18 +92,14 @@ impl Guard {
         self.run.wait().await
     }
 
-    /// Why no more streams are read, once the agent's streams have been found hostile or the run
-    /// has stopped.
-    pub fn streams_stopped(&self) -> Option<String> {
-        self.stopped().or_else(|| self.streams.tripped())
+    /// Why streams are read only briefly, once the agent's streams have been found hostile.
+    pub fn streams_tripped(&self) -> Option<String> {
+        self.streams.tripped()
     }
 
-    /// Resolves when no more streams are to be read, with the reason.
-    pub async fn wait_streams_stop(&self) -> String {
-        tokio::select! {
-            why = self.run.wait() => why,
-            why = self.streams.wait() => why,
-        }
+    /// Resolves when the agent's streams are found hostile, with the reason.
+    pub async fn wait_streams_tripped(&self) -> String {
+        self.streams.wait().await
     }
 
     /// Stops every remaining check with `reason` (the first reason wins).
@@ -121,6 +136,22 @@ impl Guard {
                 }
             }
         }
+    }
+
+    /// Remembers the first broken framing of a stream read from `x`'s endpoint.
+    pub fn note_framing(&self, origin: &str, x: &StreamExchange) {
+        let Some(what) = framing::undispatched(x) else { return };
+        let endpoint = endpoint(&x.request.url).to_owned();
+        let mut seen = self.framing.lock().unwrap_or_else(|p| p.into_inner());
+        if seen.len() < MAX_ENDPOINTS && !seen.iter().any(|(e, _, _)| *e == endpoint) {
+            seen.push((endpoint, origin.to_owned(), what));
+        }
+    }
+
+    /// The first broken framing seen on `url`'s endpoint: where it was read, and what broke.
+    pub fn framing_fault(&self, url: &str) -> Option<(String, String)> {
+        let seen = self.framing.lock().unwrap_or_else(|p| p.into_inner());
+        seen.iter().find(|(e, _, _)| e == endpoint(url)).map(|(_, origin, what)| (origin.clone(), what.clone()))
     }
 
     fn scan(&self, origin: &str, headers: &[(String, String)], bodies: &[&[u8]]) {
@@ -192,7 +223,7 @@ impl Breaker {
     }
 
     fn with_count<R>(&self, url: &str, f: impl FnOnce(&mut usize) -> R) -> R {
-        let endpoint = url.split(['?', '#']).next().unwrap_or(url);
+        let endpoint = endpoint(url);
         let mut strikes = self.strikes.lock().unwrap_or_else(|p| p.into_inner());
         let key = if strikes.contains_key(endpoint) || strikes.len() < MAX_ENDPOINTS { endpoint } else { "" };
         f(strikes.entry(key.to_owned()).or_insert(0))
@@ -268,7 +299,9 @@ impl Trouble {
                 return Verdict::Trouble(Trouble::OverCap(e.clone()));
             }
             Err(SseError::TotalTimeout { limit } | SseError::IdleTimeout { limit }) => *limit,
-            Err(SseError::InvalidUtf8 { .. } | SseError::Transport(_)) => return Verdict::Neutral,
+            Err(SseError::InvalidUtf8 { .. } | SseError::Transport(_) | SseError::Stopped { .. }) => {
+                return Verdict::Neutral;
+            }
         };
         let Some(last) = x.arrivals.last() else {
             let t = x.trailing;
@@ -312,6 +345,11 @@ impl Trouble {
             ),
         }
     }
+}
+
+/// A URL without its query: one endpoint of the agent.
+fn endpoint(url: &str) -> &str {
+    url.split(['?', '#']).next().unwrap_or(url)
 }
 
 fn secs(d: Duration) -> String {
@@ -374,6 +412,7 @@ mod tests {
             elapsed: Duration::from_millis(elapsed_ms),
             head_at: Duration::ZERO,
             arrivals: arrivals_ms.iter().map(|&ms| Duration::from_millis(ms)).collect(),
+            pending: None,
         }
     }
 
@@ -389,9 +428,9 @@ mod tests {
         g.record_stream(rpc, &closed);
         g.record_stream(rpc, &endless);
         g.record_stream(rpc, &endless);
-        assert_eq!(g.streams_stopped(), None, "a stream the agent closed resets the count");
+        assert_eq!(g.streams_tripped(), None, "a stream the agent closed resets the count");
         g.record_stream(rpc, &endless);
-        let why = g.streams_stopped().unwrap();
+        let why = g.streams_tripped().unwrap();
         assert_eq!(
             why,
             "streams never close: 3 streams in a row were still sending events at the kit's 10 s bound (the last sent 3)"
@@ -402,7 +441,7 @@ mod tests {
         for _ in 0..3 {
             g.record_stream(rpc, &stream(Err(SseError::IdleTimeout { limit }), &[], 10_000));
         }
-        assert!(g.streams_stopped().unwrap().contains("sent only SSE comments (4 in the last)"));
+        assert!(g.streams_tripped().unwrap().contains("sent only SSE comments (4 in the last)"));
     }
 
     /// Events, then an open stream with nothing more: what agents do on a task in progress or
@@ -416,7 +455,7 @@ mod tests {
             g.record_stream("http://a.test/rpc", &stream(Err(SseError::TotalTimeout { limit }), &[5, 30], 10_000));
             g.record_stream("http://a.test/rpc", &stream(Ok(StreamEnd::StoppedByCaller), &[5], 5));
         }
-        assert_eq!(g.streams_stopped(), None);
+        assert_eq!(g.streams_tripped(), None);
         // Open after a terminal state is for the checks of that sentence to find, each its own.
         let mut done = stream(Err(SseError::TotalTimeout { limit }), &[5, 30], 10_000);
         done.events[1].data =
@@ -424,28 +463,55 @@ mod tests {
         for _ in 0..3 {
             g.record_stream("http://a.test/rpc", &done);
         }
-        assert_eq!(g.streams_stopped(), None);
+        assert_eq!(g.streams_tripped(), None);
         // So is a bare StreamResponse, as HTTP+JSON streams carry them.
         done.events[1].data = r#"{"statusUpdate":{"status":{"state":"TASK_STATE_COMPLETED"}}}"#.into();
         for _ in 0..3 {
             g.record_stream("http://a.test/tasks/t:subscribe", &done);
         }
-        assert_eq!(g.streams_stopped(), None);
+        assert_eq!(g.streams_tripped(), None);
         // Open and silent after an event that is neither is a strike.
         done.events[1].data = "<html>".into();
         for _ in 0..3 {
             g.record_stream("http://a.test/rpc", &done);
         }
         assert_eq!(
-            g.streams_stopped().as_deref(),
+            g.streams_tripped().as_deref(),
             Some(
                 "streams stay open when done: 3 streams in a row stayed open and silent after an event that is neither \
                  a JSON-RPC response nor a StreamResponse, until the kit's 10 s bound"
             )
         );
+        // The kit cutting a read short says nothing about the agent.
         let g = Guard::new(Vec::new());
-        g.stop("deadline".into());
-        assert_eq!(g.streams_stopped().as_deref(), Some("deadline"));
+        let cut = stream(Err(SseError::Stopped { reason: "breaker".into() }), &[5], 10_000);
+        for _ in 0..3 {
+            g.record_stream("http://a.test/rpc", &cut);
+        }
+        assert_eq!(g.streams_tripped(), None);
+    }
+
+    /// A stream cut short may not have shown what the streams that tripped the breaker showed:
+    /// the first broken framing of each endpoint is remembered for the check that owns it.
+    #[test]
+    fn the_first_broken_framing_of_each_endpoint_is_remembered() {
+        let g = Guard::new(Vec::new());
+        let limit = Duration::from_secs(10);
+        let mut piled = stream(Err(SseError::TotalTimeout { limit }), &[], 10_000);
+        piled.pending = Some(Box::new(crate::sse::Incomplete {
+            id: None,
+            event: None,
+            data: Some("{\"a\":1}\n{\"a\":2}".into()),
+            partial_line: None,
+        }));
+        g.note_framing("C-1 / s", &stream(Err(SseError::TotalTimeout { limit }), &[5], 10_000));
+        assert_eq!(g.framing_fault("http://a.test/rpc"), None, "a stream that is only slow broke nothing");
+        g.note_framing("C-2 / s", &piled);
+        g.note_framing("C-3 / s", &piled);
+        let (origin, what) = g.framing_fault("http://a.test/rpc?x=1").unwrap();
+        assert_eq!(origin, "C-2 / s");
+        assert!(what.contains("can no longer be JSON"), "{what}");
+        assert_eq!(g.framing_fault("http://a.test/v1/tasks"), None, "another endpoint's streams are its own");
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod diagnosis;
 pub mod discover;
 pub mod evidence;
 pub mod expect;
+pub mod framing;
 pub mod guard;
 pub mod ids;
 pub mod liveness;

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::context::{CheckRun, StepFail, compact};
 use super::evidence::ToEvidence as _;
+use super::framing;
 use super::non_blocking;
 use super::request::{cut_by_kit, normalize_params};
 use super::security;
@@ -284,6 +285,10 @@ type Events = Vec<(Option<String>, Value)>;
 
 /// The results of a stream's events, failing on anything that is not a JSON-RPC result.
 fn results(step: &str, x: &StreamExchange) -> Result<Events, StepFail> {
+    // What a probe reads of a stream (its end, its last state, its timing) needs all of it.
+    if let Some(why) = framing::cut_short(x) {
+        return Err(StepFail::undecided(step, framing::cut_message(x, why)));
+    }
     if !x.is_sse() {
         return Err(StepFail::violation(step, format!("expected an SSE stream, got {:?}", x.content_type())));
     }
@@ -527,14 +532,24 @@ async fn resume_last_event_id(run: &mut CheckRun<'_>, params: &Value) -> Result<
         tries += 1;
         match resume_once(run, via, successor_known).await? {
             Resumed::Held => return Ok(()),
+            // The task ended right after its second event (a task with nothing to report until
+            // its end sends its artifacts and its terminal state together): resume after the
+            // first instead.
+            Resumed::Late(s) if successor_known => {
+                late.push(s);
+                successor_known = false;
+            }
             Resumed::Late(s) => late.push(s),
             Resumed::NoSuccessor => successor_known = false,
         }
     }
-    Err(StepFail::undecided(
-        "resumed",
+    // Each time, the subscription went out as soon as the stream's first event came, and the
+    // task had ended by the time it reached the agent: the agent's stream leaves no event between
+    // its first and the task's end to resume after, which is not the kit failing to decide.
+    Err(StepFail::Skip(
+        SkipReason::BehaviorNotAvailable,
         format!(
-            "{} times the task had finished ({}) before the kit could resume its stream (a terminal task is rightly refused a subscription): the kit was late each time, and the agent is not graded",
+            "{} times the task had finished ({}) by the time a subscription resuming after its stream's first event reached the agent (a terminal task is rightly refused one): the agent's stream leaves no event between its first and the task's end to resume after",
             late.len(),
             late.join(", ")
         ),

@@ -148,7 +148,8 @@ fn enough_events(es: Option<&ExpectStream>) -> Option<usize> {
         || es.ordering.is_some()
         || es.unique_ids == Some(true)
         || es.echo_request_id == Some(true)
-        || es.live == Some(true);
+        || es.live == Some(true)
+        || es.sequence.is_some();
     if es.closes != Some(false) || whole_stream {
         return None;
     }

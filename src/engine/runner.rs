@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::context::{CheckRun, StepFail, compact};
 use super::expect::{HELD_BACK, evaluate, named_assertion};
+use super::framing;
 use super::probes;
 use super::request::{Answer, binding_of, send};
 use super::settle::settle_answer;
@@ -91,6 +92,15 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
             && let Some(root) = success_root(step, &answer)
             && !guard_holds(run, &step.id, guard, &root)?
         {
+            // A stream the kit cut short may not have shown yet what the check needs.
+            if let Answer::Stream(x) = &answer
+                && let Some(why) = framing::cut_short(x)
+            {
+                return Err(StepFail::undecided(
+                    &step.id,
+                    format!("{}, and those do not show what the check needs", framing::cut_message(x, why)),
+                ));
+            }
             let reason = run.render_str(&step.id, &guard.reason)?;
             return Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, reason));
         }

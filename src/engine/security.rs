@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::context::{CheckRun, StepFail, code_and_message, compact};
 use super::evidence::ToEvidence as _;
+use super::framing;
 use super::request::{apply_caller, cut_by_kit, normalize_params};
 use crate::card::jcs;
 use crate::card::jws::{self, Reading};
@@ -178,6 +179,9 @@ async fn call(run: &mut CheckRun<'_>, step: &str, method: &str, params: Value, a
         let limits = SseLimits { total_timeout: run.ctx.patience, ..run.ctx.client.config().sse.clone() };
         let x = run.exchange_stream(step, req, &limits, Some(1)).await?;
         run.keep(x.to_evidence(Some(step), &run.ctx.redactor));
+        if let (true, Some(why)) = (x.events.is_empty(), framing::cut_short(&x)) {
+            return Err(StepFail::undecided(step, framing::cut_message(&x, why)));
+        }
         let body = match x.events.first() {
             Some(e) => serde_json::from_str(&e.data).unwrap_or(Value::Null),
             None => serde_json::from_slice(&x.body).unwrap_or(Value::Null),

@@ -78,6 +78,9 @@ pub struct Trailing {
 pub struct StreamRead {
     pub end: Result<StreamEnd, SseError>,
     pub trailing: Trailing,
+    /// The event still being built when the read ended, however it ended (for a closed stream,
+    /// the same as its `incomplete`): data lines that no blank line dispatched.
+    pub pending: Option<Incomplete>,
 }
 
 /// How a stream read by [`read_stream`] ended.
@@ -113,6 +116,10 @@ pub enum SseError {
     /// The underlying byte stream failed.
     #[error("transport error: {0}")]
     Transport(String),
+    /// The reader was told to stop before the stream ended (a bound of the caller's, not of the
+    /// stream's own), for this reason.
+    #[error("the reader stopped before the stream ended: {reason}")]
+    Stopped { reason: String },
 }
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -347,20 +354,26 @@ impl SseParser {
         if let Some(e) = self.failed.take() {
             return Err(e);
         }
-        let partial_line = if self.line.is_empty() { None } else { Some(self.take_line()?) };
-        if partial_line.is_none() && self.data.is_empty() && self.event_type.is_empty() {
-            return Ok(None);
+        let pending = self.pending();
+        if !self.line.is_empty() {
+            // A last line that is not UTF-8 is the stream's error, as any other line would be.
+            self.take_line()?;
         }
-        let data = (!self.data.is_empty()).then(|| {
-            self.data.pop();
-            self.data
+        Ok(pending)
+    }
+
+    /// The event being built, as it stands: its data lines so far, and a last line still
+    /// waiting for its terminator (decoded lossily: it may end inside a character).
+    pub fn pending(&self) -> Option<Incomplete> {
+        let partial_line = (!self.line.is_empty()).then(|| {
+            let skip = if self.first_line && self.line.starts_with(BOM) { BOM.len() } else { 0 };
+            String::from_utf8_lossy(&self.line[skip..]).into_owned()
         });
-        Ok(Some(Incomplete {
-            id: non_empty(&self.last_event_id),
-            event: non_empty(&self.event_type),
-            data,
-            partial_line,
-        }))
+        if partial_line.is_none() && self.data.is_empty() && self.event_type.is_empty() {
+            return None;
+        }
+        let data = (!self.data.is_empty()).then(|| self.data[..self.data.len() - 1].to_owned());
+        Some(Incomplete { id: non_empty(&self.last_event_id), event: non_empty(&self.event_type), data, partial_line })
     }
 }
 
@@ -371,8 +384,23 @@ fn non_empty(s: &str) -> Option<String> {
 /// Reads an event stream to its end, handing each event to `on_event`, under all of `limits`.
 /// Only a complete event resets the idle bound: comments and a trickle of bytes do not.
 pub async fn read_stream<S, E>(
+    stream: S,
+    limits: &SseLimits,
+    on_event: impl FnMut(SseEvent) -> ControlFlow<()>,
+) -> StreamRead
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    read_stream_until(stream, limits, std::future::pending(), on_event).await
+}
+
+/// [`read_stream`] that also stops, with [`SseError::Stopped`], when `stop` resolves (to the
+/// reason): what was read until then is kept.
+pub async fn read_stream_until<S, E>(
     mut stream: S,
     limits: &SseLimits,
+    stop: impl Future<Output = String>,
     mut on_event: impl FnMut(SseEvent) -> ControlFlow<()>,
 ) -> StreamRead
 where
@@ -380,14 +408,18 @@ where
     E: std::fmt::Display,
 {
     let mut parser = SseParser::new(limits.clone());
-    let end = read_into(&mut stream, limits, &mut parser, &mut on_event).await;
+    let end = tokio::select! {
+        end = read_into(&mut stream, limits, &mut parser, &mut on_event) => end,
+        reason = stop => Err(SseError::Stopped { reason }),
+    };
     let trailing = parser.trailing();
+    let pending = parser.pending();
     let end = match end {
         Ok(None) => parser.finish().map(|incomplete| StreamEnd::Closed { incomplete }),
         Ok(Some(end)) => Ok(end),
         Err(e) => Err(e),
     };
-    StreamRead { end, trailing }
+    StreamRead { end, trailing, pending }
 }
 
 /// Feeds `parser` until the stream ends (`None`), the caller stops, or a bound is hit.
@@ -707,6 +739,36 @@ mod tests {
         let stream = futures::stream::iter([ok("data: a\n\n"), Err("reset".to_owned())]);
         let end = read_stream(stream, &SseLimits::default(), |_| ControlFlow::Continue(())).await.end;
         assert_eq!(end, Err(SseError::Transport("reset".into())));
+    }
+
+    /// What a stream was still sending when its read ended is kept, whatever ended it: the
+    /// caller's stop, a time bound, the close.
+    #[tokio::test]
+    async fn the_event_being_built_is_kept_however_the_read_ends() {
+        let chunks = || {
+            let sent =
+                futures::stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(b"data: a\n\ndata: b\ndata: c"))]);
+            Box::pin(sent.chain(futures::stream::pending()))
+        };
+        let mut seen = Vec::new();
+        let stop = async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            "enough".to_owned()
+        };
+        let read = read_stream_until(chunks(), &SseLimits::default(), stop, |e| {
+            seen.push(e.data);
+            ControlFlow::Continue(())
+        })
+        .await;
+        assert_eq!(seen, ["a"], "the events before the stop are delivered");
+        assert_eq!(read.end, Err(SseError::Stopped { reason: "enough".into() }));
+        let p = read.pending.unwrap();
+        assert_eq!((p.data.as_deref(), p.partial_line.as_deref()), (Some("b"), Some("data: c")));
+
+        let limits = SseLimits { idle_timeout: Duration::from_millis(20), ..SseLimits::default() };
+        let read = read_stream(chunks(), &limits, |_| ControlFlow::Continue(())).await;
+        assert_eq!(read.end, Err(SseError::IdleTimeout { limit: Duration::from_millis(20) }));
+        assert_eq!(read.pending.unwrap().data.as_deref(), Some("b"));
     }
 
     // tokio's `test-util` feature (needed for `time::pause`) is not enabled in this crate, so the

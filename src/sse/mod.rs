@@ -5,7 +5,10 @@
 mod decode;
 mod encode;
 
-pub use decode::{Incomplete, SseError, SseEvent, SseLimits, SseParser, StreamEnd, StreamRead, Trailing, read_stream};
+pub use decode::{
+    Incomplete, SseError, SseEvent, SseLimits, SseParser, StreamEnd, StreamRead, Trailing, read_stream,
+    read_stream_until,
+};
 pub use encode::{encode_comment, encode_event, encode_events};
 
 pub const CONTENT_TYPE: &str = "text/event-stream";

@@ -454,6 +454,16 @@ pub struct ExpectStream {
     /// updates"; see engine::liveness for the tolerance).
     #[serde(default)]
     pub live: Option<bool>,
+    /// ext: an assertion on the stream's results as one array, in order (element 0 is the first
+    /// event): for what relates one event to another, such as an update to the task the stream
+    /// began with.
+    #[serde(default)]
+    pub sequence: Option<Value>,
+    /// ext: when the kit cut this stream short (the stream breaker) before its own events decided
+    /// anything, a broken SSE framing that another stream from the same endpoint showed in the
+    /// run decides it: for the check that owns the framing of every stream.
+    #[serde(default)]
+    pub framing_from_run: Option<bool>,
 }
 
 /// A post-step or post-test assertion (ACTS §5.5).

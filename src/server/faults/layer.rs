@@ -23,7 +23,7 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::apply::{self, StreamState, applies};
-use super::{ActiveFaults, Mutation, Target};
+use super::{ActiveFaults, Mutation, SseDefect, Target};
 use crate::server::binding::{Binding, Bindings};
 use crate::server::card::{RPC_PATH, WELL_KNOWN_PATH};
 use crate::server::rest::errors::{RpcForm, status_body};
@@ -431,12 +431,15 @@ async fn rewrite_response(
     Response::from_parts(parts, body)
 }
 
-/// [`Mutation::SseFraming`]: events written with what the SSE format allows besides `data:`.
+/// [`Mutation::SseFraming`]: events written with what the SSE format allows besides `data:`;
+/// [`Mutation::SseMalformed`]: written as a broken writer does.
+#[derive(Default)]
 struct Framed {
     comments: bool,
     event: Option<String>,
     multiline: bool,
     crlf: bool,
+    defect: Option<SseDefect>,
 }
 
 impl Framed {
@@ -455,9 +458,52 @@ impl Framed {
             {
                 e.data = pretty;
             }
+            if self.defect == Some(SseDefect::PythonRepr)
+                && let Ok(v) = serde_json::from_str::<Value>(&e.data)
+            {
+                e.data = python_repr(&v);
+            }
             out.push_str(&encode_events(std::slice::from_ref(&e)));
         }
+        self.finish(out)
+    }
+
+    /// A keep-alive comment, as this writer writes one.
+    fn comment(&self, chunk: Bytes) -> Bytes {
+        match (self.defect, std::str::from_utf8(&chunk)) {
+            (Some(SseDefect::NoBlankLine), Ok(text)) => Bytes::from(self.finish(text.to_owned())),
+            _ => chunk,
+        }
+    }
+
+    fn finish(&self, mut out: String) -> String {
+        if self.defect == Some(SseDefect::NoBlankLine) {
+            // Every field line keeps its own line end; the blank lines between events go.
+            while out.contains("\n\n") {
+                out = out.replace("\n\n", "\n");
+            }
+        }
         if self.crlf { out.replace('\n', "\r\n") } else { out }
+    }
+}
+
+/// `v` as Python's `repr` of the dict `json.loads` makes of it: what a writer that formats the
+/// object with `str()` instead of `json.dumps()` sends.
+fn python_repr(v: &Value) -> String {
+    match v {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'").replace('\n', "\\n")),
+        Value::Array(a) => format!("[{}]", a.iter().map(python_repr).collect::<Vec<_>>().join(", ")),
+        Value::Object(m) => format!(
+            "{{{}}}",
+            m.iter()
+                .map(|(k, v)| format!("{}: {}", python_repr(&Value::String(k.clone())), python_repr(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -491,12 +537,18 @@ fn rewrite_stream(
     let hold_back = faults
         .mutations()
         .any(|m| matches!(m, Mutation::SseHoldBack { methods } if applies(methods, method.as_deref())));
-    let framing = faults.mutations().find_map(|m| match m {
+    let mut framing = faults.mutations().find_map(|m| match m {
         Mutation::SseFraming { comments, event, multiline, crlf, methods } if applies(methods, method.as_deref()) => {
-            Some(Framed { comments: *comments, event: event.clone(), multiline: *multiline, crlf: *crlf })
+            Some(Framed { comments: *comments, event: event.clone(), multiline: *multiline, crlf: *crlf, defect: None })
         }
         _ => None,
     });
+    if let Some(defect) = faults.mutations().find_map(|m| match m {
+        Mutation::SseMalformed { defect, methods } if applies(methods, method.as_deref()) => Some(*defect),
+        _ => None,
+    }) {
+        framing.get_or_insert_with(Framed::default).defect = Some(defect);
+    }
     let framing = Arc::new(framing);
     struct S {
         inner: axum::body::BodyDataStream,
@@ -521,8 +573,9 @@ fn rewrite_stream(
         let faults = faults.clone();
         let method = method.clone();
         let framing = framing.clone();
+        let writer = framing.clone();
         let encode = move |events: Vec<SseEvent>| -> Bytes {
-            match framing.as_ref() {
+            match writer.as_ref() {
                 Some(f) => Bytes::from(f.encode(events)),
                 None => Bytes::from(encode_events(&events)),
             }
@@ -537,8 +590,13 @@ fn rewrite_stream(
                 }
                 match s.inner.next().await {
                     Some(Ok(chunk)) => {
-                        // Keep-alive comments pass untouched: they belong to no event.
+                        // Keep-alive comments belong to no event: only a writer that ends no
+                        // line group with a blank line changes them.
                         if chunk.starts_with(b":") {
+                            let chunk = match framing.as_ref() {
+                                Some(f) => f.comment(chunk),
+                                None => chunk,
+                            };
                             return Some((Ok::<Bytes, std::io::Error>(chunk), s));
                         }
                         let Ok(events) = s.parser.feed(&chunk) else {

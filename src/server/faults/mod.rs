@@ -362,6 +362,13 @@ pub enum Mutation {
         #[serde(default)]
         methods: Vec<String>,
     },
+    /// Writes stream events as a broken SSE writer does (`sse_framing` writes what the format
+    /// allows): see [`SseDefect`].
+    SseMalformed {
+        defect: SseDefect,
+        #[serde(default)]
+        methods: Vec<String>,
+    },
     /// Answers with this HTTP status (body unchanged).
     HttpStatus {
         /// Status.
@@ -470,6 +477,18 @@ pub enum Mutation {
 
 fn default_wrap_id() -> Value {
     Value::from(1)
+}
+
+/// How [`Mutation::SseMalformed`] breaks the event stream's framing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SseDefect {
+    /// No blank line after an event's fields (nor after a comment): nothing is ever dispatched, and
+    /// a reader holds one event whose `data:` lines pile up until the stream ends.
+    NoBlankLine,
+    /// Each event's data is written as a Python dict's `repr` (`{'jsonrpc': '2.0', ...}`, `True`,
+    /// `None`), not as JSON.
+    PythonRepr,
 }
 
 /// Which credentials [`Mutation::AuthBypass`] lets through.
@@ -637,7 +656,8 @@ impl Fault {
             | Mutation::RefusedCancelApplies
             | Mutation::RefuseVerb { .. }
             | Mutation::EmptyBody { .. }
-            | Mutation::SseFraming { .. } => true,
+            | Mutation::SseFraming { .. }
+            | Mutation::SseMalformed { .. } => true,
         };
         // A fleet agent is checked over JSON-RPC, where a fault committed only on HTTP+JSON shows
         // nothing, and a fault whose checks are not written yet is caught by none.
