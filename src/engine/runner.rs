@@ -58,6 +58,7 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
     loop {
         attempt += 1;
         let answer = send(run, step).await?;
+        let answer = if step.all_pages { every_page(run, step, answer).await? } else { answer };
         // A blocking answer whose task is still in progress is judged once the task settled.
         let answer = settle_answer(run, step, last, answer).await;
         if let Some(why) = late_subscription(run, step, &answer).await {
@@ -162,6 +163,52 @@ fn percent_decoded(s: &str) -> String {
         .ok()
         .and_then(|u| u.query_pairs().next().map(|(_, v)| v.into_owned()))
         .unwrap_or_else(|| s.to_owned())
+}
+
+/// Most pages a step with `all_pages` reads.
+const MAX_PAGES: usize = 20;
+
+/// The answer of a list step over all its pages: while the page read names a `nextPageToken`, the
+/// step is sent again with it as `pageToken`, and the pages' lists are joined into the last
+/// answer (each page is kept as evidence as it came). An error answer, or one that is not a list,
+/// ends the reading: the step grades it as it is.
+async fn every_page(run: &mut CheckRun<'_>, step: &Step, first: Answer) -> Result<Answer, StepFail> {
+    let Answer::Single(mut x) = first else { return Ok(first) };
+    // An answer over either binding reads in the JSON-RPC shape here: the list is the `result`.
+    let list_of = |v: &Value| -> Option<Value> { v.get("result").filter(|r| r.is_object()).cloned() };
+    let Some(mut joined) = x.json().ok().as_ref().and_then(list_of) else { return Ok(Answer::Single(x)) };
+    for _ in 1..MAX_PAGES {
+        let token = joined.get("nextPageToken").and_then(Value::as_str).unwrap_or_default().to_owned();
+        if token.is_empty() {
+            break;
+        }
+        let mut next = step.clone();
+        let mut params = next.params.take().unwrap_or_else(|| json!({}));
+        params["pageToken"] = json!(token);
+        next.params = Some(params);
+        let Answer::Single(y) = send(run, &next).await? else { break };
+        let Some(page) = y.json().ok().as_ref().and_then(list_of) else {
+            return Ok(Answer::Single(y));
+        };
+        if let (Some(all), Some(more)) = (joined.as_object_mut(), page.as_object()) {
+            for (k, v) in more {
+                match (all.get_mut(k), v) {
+                    (Some(Value::Array(items)), Value::Array(new)) => items.extend(new.iter().cloned()),
+                    _ => {
+                        all.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            if !more.contains_key("nextPageToken") {
+                all.remove("nextPageToken");
+            }
+        }
+        x = y;
+    }
+    let mut body = x.json().unwrap_or(Value::Null);
+    body["result"] = joined;
+    x.body = serde_json::to_vec(&body).unwrap_or_default();
+    Ok(Answer::Single(x))
 }
 
 /// What the agent chose to answer, when the answer is a success: the JSON-RPC `result` (the body

@@ -333,6 +333,10 @@ pub struct Step {
     /// The checks of blocking itself (§3.2.2) say `false`: the first answer is their subject.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle: Option<bool>,
+    /// ext: a list step reads every page (following `nextPageToken`) and is graded on the items of
+    /// all of them, as one answer: an agent may page what it lists (§3.1.4, §3.1.9).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub all_pages: bool,
     /// Delay before the step.
     #[serde(default)]
     pub delay_ms: Option<u64>,
