@@ -105,7 +105,57 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
             }
             r => r?,
         };
+        if let Some(again) = with_supplied(step, &answer, root.as_ref(), run) {
+            return Box::pin(run_step(run, &again, last)).await;
+        }
         return finish_step(run, step, &answer, root);
+    }
+}
+
+/// The step once more with the kit's own value for each capture it may supply (`supply`) that the
+/// answer does not hold; `None` when nothing is missing.
+fn with_supplied(step: &Step, answer: &Answer, root: Option<&Value>, run: &CheckRun<'_>) -> Option<Step> {
+    if step.supply.is_empty() {
+        return None;
+    }
+    let root = root.cloned().unwrap_or(Value::Null);
+    let shaped = (step.operation.as_deref() == Some("send_message")).then(|| run.read_send(&root)).flatten();
+    let read = shaped.as_ref().unwrap_or(&root);
+    let missing: Vec<(&String, &String)> = step
+        .supply
+        .iter()
+        .filter(|(var, _)| {
+            step.capture.get(*var).is_some_and(|path| capture(answer, read, path).filter(|v| given(path, v)).is_none())
+        })
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let mut again = step.clone();
+    again.supply.clear();
+    let mut params = again.params.take().unwrap_or_else(|| json!({}));
+    for (var, pointer) in missing {
+        let value = json!(format!("kit-{var}-{}", uuid::Uuid::new_v4().simple()));
+        set_pointer(&mut params, pointer, value);
+    }
+    again.params = Some(params);
+    Some(again)
+}
+
+/// Sets `value` at `pointer`, creating the objects on the way.
+fn set_pointer(root: &mut Value, pointer: &str, value: Value) {
+    let mut at = root;
+    let parts: Vec<String> = pointer.split('/').skip(1).map(|p| p.replace("~1", "/").replace("~0", "~")).collect();
+    for (i, part) in parts.iter().enumerate() {
+        if !at.is_object() {
+            *at = json!({});
+        }
+        let map = at.as_object_mut().expect("an object");
+        if i + 1 == parts.len() {
+            map.insert(part.clone(), value);
+            return;
+        }
+        at = map.entry(part.clone()).or_insert_with(|| json!({}));
     }
 }
 
@@ -277,15 +327,29 @@ fn finish_step(run: &mut CheckRun<'_>, step: &Step, answer: &Answer, root: Optio
     let reads = !step.capture.is_empty() || !run.owns_send_shape();
     let shaped = (reads && step.operation.as_deref() == Some("send_message")).then(|| run.read_send(&root)).flatten();
     for (var, path) in &step.capture {
-        let value = capture(answer, shaped.as_ref().unwrap_or(&root), path).ok_or_else(|| {
-            StepFail::Violation(Failure {
-                message: format!("capture {var}: nothing at `{path}` in the answer"),
-                step_id: Some(step.id.clone()),
-                pointer: None,
-                expected: Some(format!("a value at `{path}`")),
-                actual: Some(compact(&root)),
-            })
-        })?;
+        // A value the answer does not hold is nothing this check may send on, nor a finding of
+        // its own: a member the spec requires is its owner's to miss, and an optional one (a
+        // contextId the agent did not generate, a task where it answered with a Message) is the
+        // agent's choice. The check cannot go on, and says why.
+        let Some(value) = capture(answer, shaped.as_ref().unwrap_or(&root), path).filter(|v| given(path, v)) else {
+            let read = shaped.as_ref().unwrap_or(&root);
+            let field = path.rsplit('.').next().unwrap_or(path);
+            let what = if read.get("message").is_some() && read.get("task").is_none() {
+                "it answered with a Message, not a Task".to_owned()
+            } else if let Some(task) = read.get("task").or_else(|| read.get("status").map(|_| read)) {
+                let id = task.get("id").map(compact).unwrap_or_else(|| "<no id>".into());
+                format!("the task it returned ({id}) has no `{field}`")
+            } else {
+                format!("it answered {}", compact(read))
+            };
+            return Err(StepFail::Skip(
+                SkipReason::BehaviorNotAvailable,
+                format!(
+                    "the agent's answer to step `{}` holds nothing at `{path}`, which the check goes on with: {what}",
+                    step.id
+                ),
+            ));
+        };
         run.vars.set_step(&step.id, var, value);
     }
     let response = if run.owns_send_shape() { root } else { shaped.unwrap_or(root) };
@@ -294,6 +358,15 @@ fn finish_step(run: &mut CheckRun<'_>, step: &Step, answer: &Answer, root: Optio
         named_assertion(run, &step.id, a)?;
     }
     Ok(())
+}
+
+/// Whether a captured value is one the agent gave: `null` is none, and an empty id is none either
+/// (a proto3 string left unset reads as "", and a request carrying it filters or refers to
+/// nothing).
+fn given(path: &str, v: &Value) -> bool {
+    let field = path.rsplit(['.', '/']).next().unwrap_or(path);
+    let id = field == "id" || field.ends_with("Id");
+    !v.is_null() && !(id && v.as_str() == Some(""))
 }
 
 fn capture(answer: &Answer, root: &Value, path: &str) -> Option<Value> {
@@ -308,4 +381,29 @@ fn capture(answer: &Answer, root: &Value, path: &str) -> Option<Value> {
         return headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| json!(v));
     }
     paths::get(root, path).ok().flatten().cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_the_agent_did_not_give_is_not_captured() {
+        assert!(!given("task.contextId", &Value::Null));
+        assert!(!given("task.contextId", &json!("")));
+        assert!(!given("id", &json!("")));
+        assert!(given("task.contextId", &json!("c-1")));
+        // An empty text is a value; only an unset id reads as "".
+        assert!(given("task.status.message.parts.0.text", &json!("")));
+    }
+
+    #[test]
+    fn a_supplied_value_is_set_where_the_pointer_says_creating_the_way() {
+        let mut p = json!({"message": {"role": "ROLE_USER"}});
+        set_pointer(&mut p, "/message/contextId", json!("kit-c"));
+        assert_eq!(p, json!({"message": {"role": "ROLE_USER", "contextId": "kit-c"}}));
+        let mut q = json!({});
+        set_pointer(&mut q, "/configuration/a~1b", json!(1));
+        assert_eq!(q, json!({"configuration": {"a/b": 1}}));
+    }
 }
