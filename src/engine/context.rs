@@ -334,7 +334,7 @@ impl<'a> CheckRun<'a> {
     /// The workaround on one of this check's requests. CORE-SEND-001 is graded on the true 1.0
     /// request: it is the finding the workaround works around.
     pub(crate) fn adapt(&self, req: &mut HttpRequest, own_version: bool) {
-        if self.id == ANCHOR {
+        if self.plain_id() == ANCHOR {
             return;
         }
         if let Some(w) = &self.ctx.workaround {
@@ -346,18 +346,41 @@ impl<'a> CheckRun<'a> {
     /// Whether this check's requirement is the SendMessageResponse shape itself, so that it reads
     /// SendMessage answers as they came, also under a workaround (CORE-SEND-001 always does).
     pub(crate) fn owns_send_shape(&self) -> bool {
-        ["KIT-SEND-001", "DM-SERIAL-002"].contains(&self.id.as_str())
+        ["KIT-SEND-001", "DM-SERIAL-002"].contains(&self.plain_id())
     }
 
     /// A SendMessage result as this check reads it for captures: wrapped when the workaround reads
     /// bare results (never for CORE-SEND-001).
     pub(crate) fn read_send(&self, result: &Value) -> Option<Value> {
-        if self.id == ANCHOR {
+        if self.plain_id() == ANCHOR {
             return None;
         }
         let wrapped = self.ctx.read_send(result)?;
         self.note(&[super::workaround::BARE_NOTE]);
         Some(wrapped)
+    }
+
+    /// The answer to `op` as this check grades it: a SendMessage result as the workaround reads it
+    /// (see [`CheckRun::read_send`]), a Task that GetTask or CancelTask answered inside a `task`
+    /// wrapper as the Task itself; `None` when it reads as it came. The checks of the answer's shape
+    /// read it as it came: the shape is their finding, not every reader's.
+    pub(crate) fn read_result(&self, op: &str, result: &Value) -> Option<Value> {
+        match op {
+            "send_message" if !self.owns_send_shape() => self.read_send(result),
+            "get_task" | "cancel_task" if !WRAPPED_TASK_OWNERS.contains(&self.plain_id()) => {
+                let inner = result.as_object().filter(|m| m.len() == 1)?.get("task")?;
+                inner.get("id")?;
+                inner.get("status")?;
+                self.note(&[super::workaround::WRAPPED_TASK_NOTE]);
+                Some(inner.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// The check's id whatever binding grades it.
+    fn plain_id(&self) -> &str {
+        crate::suite::binding::Binding::plain_id(&self.id)
     }
 
     fn note(&self, notes: &[&'static str]) {
@@ -411,3 +434,7 @@ pub fn truncate(s: &str, max: usize) -> String {
     }
     format!("{}… ({} bytes)", &s[..end], s.len())
 }
+
+/// The checks of the shape of GetTask's and CancelTask's answers (a Task, not a wrapper): they
+/// read those answers as they came.
+const WRAPPED_TASK_OWNERS: [&str; 2] = ["KIT-TASK-001", "KIT-CANCEL-006"];

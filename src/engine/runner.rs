@@ -66,7 +66,7 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
         }
         // Polling decides on the raw answer; the step's expectations apply to the final one only.
         if let Some(rep) = &step.repeat {
-            let done = assert::eval_until(&rep.until, &peek_root(&answer))
+            let done = assert::eval_until(&rep.until, &read_as_graded(run, step, peek_root(&answer)))
                 .map_err(|e| StepFail::undecided(&step.id, format!("repeat.until: {e}")))?;
             if !done {
                 if attempt >= attempts {
@@ -90,7 +90,7 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
         }
         if let Some(guard) = &step.only_if
             && let Some(root) = success_root(step, &answer)
-            && !guard_holds(run, &step.id, guard, &root)?
+            && !guard_holds(run, &step.id, guard, &read_as_graded(run, step, root))?
         {
             let reason = run.render_str(&step.id, &guard.reason)?;
             return Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, reason));
@@ -304,6 +304,14 @@ fn guard_holds(run: &CheckRun<'_>, step: &str, guard: &OnlyIf, root: &Value) -> 
     Ok(true)
 }
 
+/// A success root as the check grades it (a stream's roots as they came).
+fn read_as_graded(run: &CheckRun<'_>, step: &Step, root: Value) -> Value {
+    match step.operation.as_deref() {
+        Some(op) if !root.is_array() => run.read_result(op, &root).unwrap_or(root),
+        _ => root,
+    }
+}
+
 /// The answer's assertion root without any checking: the JSON-RPC `result` (or the whole body),
 /// or a stream's first result.
 fn peek_root(answer: &Answer) -> Value {
@@ -324,8 +332,14 @@ fn finish_step(run: &mut CheckRun<'_>, step: &Step, answer: &Answer, root: Optio
     // Under a workaround that reads bare SendMessage results, captures and the `response` later
     // steps compare with read the task or message where the 1.0 shape has it (the shape is its
     // owners' finding, not every reader's).
-    let reads = !step.capture.is_empty() || !run.owns_send_shape();
-    let shaped = (reads && step.operation.as_deref() == Some("send_message")).then(|| run.read_send(&root)).flatten();
+    // Captures read the answer as the other checks grade it; a check of the answer's shape keeps
+    // it as it came for its own assertions.
+    let op = step.operation.as_deref().unwrap_or_default();
+    let shaped = if op == "send_message" && !step.capture.is_empty() {
+        run.read_send(&root)
+    } else {
+        run.read_result(op, &root)
+    };
     for (var, path) in &step.capture {
         // A value the answer does not hold is nothing this check may send on, nor a finding of
         // its own: a member the spec requires is its owner's to miss, and an optional one (a
@@ -352,7 +366,10 @@ fn finish_step(run: &mut CheckRun<'_>, step: &Step, answer: &Answer, root: Optio
         };
         run.vars.set_step(&step.id, var, value);
     }
-    let response = if run.owns_send_shape() { root } else { shaped.unwrap_or(root) };
+    let response = match op {
+        "send_message" if run.owns_send_shape() => root,
+        _ => shaped.unwrap_or(root),
+    };
     run.vars.set_step(&step.id, "response", response);
     for a in &step.assertions {
         named_assertion(run, &step.id, a)?;

@@ -36,6 +36,9 @@ pub const METHOD_NOTE: &str = "SendMessage sent as the 0.3 method message/send";
 pub const NO_VERSION_NOTE: &str = "A2A-Version header left out";
 pub const LEGACY_VERSION_NOTE: &str = "A2A-Version 0.3 sent instead of 1.0";
 pub const BARE_NOTE: &str = "a bare Task or Message SendMessage result read as {\"task\": …} or {\"message\": …}";
+/// The note of a check that read a GetTask or CancelTask answer inside the `task` wrapper the agent
+/// put it in (the wrapper is KIT-TASK-001's and KIT-CANCEL-006's finding).
+pub const WRAPPED_TASK_NOTE: &str = "a Task answered inside {\"task\": …} read as the Task itself";
 
 /// How a request names its protocol version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -45,6 +45,14 @@ impl Binding {
         }
     }
 
+    /// The id a check has whatever binding grades it: `CORE-GET-001` for `CORE-GET-001[http+json]`.
+    pub fn plain_id(id: &str) -> &str {
+        match id.strip_suffix(']').and_then(|b| b.rsplit_once('[')) {
+            Some((plain, _)) => plain,
+            None => id,
+        }
+    }
+
     /// `jsonrpc`, `http+json`; also the ACTS spelling `rest` and `protocolBinding` names.
     pub fn parse(s: &str) -> Option<Binding> {
         match s.to_ascii_lowercase().as_str() {
