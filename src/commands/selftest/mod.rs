@@ -107,6 +107,9 @@ pub struct Matrix {
     /// false verdict waiting for a real agent with that one defect (a check asserting what another
     /// owns, or missing its prerequisite). Collateral `depends_on_failed` skips are not listed.
     pub collateral: BTreeMap<String, Vec<Collateral>>,
+    /// Fault id → the root causes its run told (root and headline), when more than one: one
+    /// defect is one cause.
+    pub split: BTreeMap<String, Vec<String>>,
     /// Fault id → wall time of its run, in ms (the slowest bound the matrix's runtime).
     pub run_ms: BTreeMap<String, u64>,
     /// Faults no check caught.
@@ -303,6 +306,16 @@ impl Matrix {
         }
         for f in &self.stale_awaiting {
             s.push_str(&format!("  stale: {f} is marked awaiting_checks but every check it names exists\n"));
+        }
+        if !self.split.is_empty() || !self.kills.is_empty() {
+            let faults = self.kills.len().max(1);
+            let told: usize = self.kills.keys().map(|f| self.split.get(f).map_or(1, Vec::len)).sum();
+            s.push_str(&format!(
+                "causes told per fault alone: {:.2} ({} of {} faults told as more than one cause)\n",
+                told as f64 / faults as f64,
+                self.split.len(),
+                self.kills.len()
+            ));
         }
         if let Some(f) = &self.freedoms {
             s.push_str(&f.summary());
@@ -545,6 +558,7 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
         faults.iter().map(|f| (f.id.clone(), meant_kills(f, &graded))).collect();
     let mut kills = BTreeMap::new();
     let mut collateral = BTreeMap::new();
+    let mut split = BTreeMap::new();
     let mut run_ms = BTreeMap::new();
     while let Some(joined) = tasks.join_next().await {
         let (id, results, ms) = joined.map_err(|e| e.to_string())?;
@@ -567,6 +581,14 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
             .collect();
         if !stray.is_empty() {
             collateral.insert(id.clone(), stray);
+        }
+        let told: Vec<String> = crate::report::causes::of(&results)
+            .into_iter()
+            .filter(|c| c.level != crate::report::Level::Info)
+            .map(|c| format!("{}: {}", c.root, c.headline))
+            .collect();
+        if told.len() > 1 {
+            split.insert(id.clone(), told);
         }
         kills.insert(id, killed_ids);
     }
@@ -644,6 +666,7 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
         whole_catalogue: whole,
         freedoms,
         mixes,
+        split,
         kills,
         run_ms,
         duration_ms: started.elapsed().as_millis() as u64,
