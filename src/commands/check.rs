@@ -501,8 +501,10 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
             && plan::uses_interface(&c.test)
             && (unusable(&c.binding) || step_bindings(&c.test).iter().any(unusable))
     }) {
-        c.disposition =
-            Disposition::Blocked { cause: INTERFACE.into(), detail: format!("{INTERFACE}: the interface cannot be used") };
+        c.disposition = Disposition::Blocked {
+            cause: INTERFACE.into(),
+            detail: format!("{INTERFACE}: the interface cannot be used"),
+        };
     }
     let webhook = if checks.iter().any(needs_webhook) {
         Some(Arc::new(WebhookReceiver::start(opts.webhook_bind, opts.webhook_url.clone()).await.map_err(|e| {
@@ -825,7 +827,12 @@ fn graded_bindings(opts: &CheckOptions, jsonrpc: bool, rest: bool) -> Vec<Bindin
 
 /// The bindings not graded because the card declares no 1.0 interface of theirs, with that fact
 /// in words: their checks skip as not declared, not as left out by the user.
-fn undeclared_bindings(graded: &[Binding], card: &serde_json::Value, jsonrpc: bool, rest: bool) -> Vec<(Binding, String)> {
+fn undeclared_bindings(
+    graded: &[Binding],
+    card: &serde_json::Value,
+    jsonrpc: bool,
+    rest: bool,
+) -> Vec<(Binding, String)> {
     [(Binding::JsonRpc, jsonrpc), (Binding::HttpJson, rest)]
         .into_iter()
         .filter(|(b, declared)| !declared && !graded.contains(b))

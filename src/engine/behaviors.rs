@@ -58,11 +58,7 @@ async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> 
         if !x.is_sse() {
             return Err(format!("the answer is not an event stream (HTTP {})", x.status));
         }
-        let events: Vec<Value> = x
-            .events
-            .iter()
-            .filter_map(|e| ctx.own_event_result(&e.data))
-            .collect();
+        let events: Vec<Value> = x.events.iter().filter_map(|e| ctx.own_event_result(&e.data)).collect();
         if let Some(want) = &c.any_event
             && !events.iter().any(|e| assert::check(Some(e), want, "").is_empty())
         {

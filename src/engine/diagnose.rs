@@ -17,8 +17,8 @@ use super::workaround::{self, Spelling, Workaround, bare_kind};
 use crate::client::http::HttpExchange;
 use crate::client::rest::{envelope, rest_request};
 use crate::client::rpc::rpc_request;
-use crate::suite::binding::Binding;
 use crate::report::{CheckMeta, CheckResult, Evidence, Failure, Outcome, SkipReason};
+use crate::suite::binding::Binding;
 
 /// The check the diagnosis waits on when the interface cannot be used.
 const INTERFACE: &str = "KIT-IFACE-001";
@@ -180,7 +180,12 @@ async fn attempt(
             }
             Err(why) => {
                 let evidence = Evidence { step_id: Some(step), ..Evidence::default() };
-                return Attempt { variant, answer: Answer::Refused(format!("not sent ({why})")), result: None, evidence };
+                return Attempt {
+                    variant,
+                    answer: Answer::Refused(format!("not sent ({why})")),
+                    result: None,
+                    evidence,
+                };
             }
         },
     };

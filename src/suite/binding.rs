@@ -146,7 +146,9 @@ fn expects_a2a_error(test: &Test) -> bool {
     let names_a_code = |c: &Value| !c.as_object().is_some_and(|o| o.len() == 1 && o.contains_key("not"));
     test.steps.iter().any(|s| {
         s.operation.is_some()
-            && s.expect_error.as_ref().is_some_and(|e| e.code.as_ref().is_some_and(names_a_code) || e.error_type.is_some())
+            && s.expect_error
+                .as_ref()
+                .is_some_and(|e| e.code.as_ref().is_some_and(names_a_code) || e.error_type.is_some())
     })
 }
 

@@ -162,7 +162,7 @@ pub fn plan(suites: &[LoadedSuite], sel: &Selection, card: Option<&Value>) -> Re
                 let (bindings, unselected) = match graded.is_empty() {
                     // A check about a binding's own answers (a synthetic check naming its
                     // transport) has nothing to judge where that binding is not graded.
-                    true if !uses_interface(test) && !(test.synthetic && !test.transport.is_empty()) => {
+                    true if !uses_interface(test) && (!test.synthetic || test.transport.is_empty()) => {
                         (vec![Binding::JsonRpc], None)
                     }
                     true => (vec![over[0]], Some(over[0])),
@@ -179,11 +179,11 @@ pub fn plan(suites: &[LoadedSuite], sel: &Selection, card: Option<&Value>) -> Re
                         s => unselected.map(|b| not_graded(sel, b)).or(s),
                     }
                     .or_else(|| {
-                            missing.map(|b| {
-                                let (reason, why) = not_graded(sel, b);
-                                (reason, format!("it compares the bindings, and {} is not graded: {why}", b.as_str()))
-                            })
-                        });
+                        missing.map(|b| {
+                            let (reason, why) = not_graded(sel, b);
+                            (reason, format!("it compares the bindings, and {} is not graded: {why}", b.as_str()))
+                        })
+                    });
                     let disposition = match (skip, s.invalid.get(&(si, ti))) {
                         (Some((r @ (SkipReason::Filtered | SkipReason::ProfileNotSelected), d)), _) => {
                             Disposition::Skip(r, d)
