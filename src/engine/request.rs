@@ -280,7 +280,7 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
         let fallback = (rest && step.operation.as_deref() == Some("subscribe_to_task")).then(|| subscribe_by_get(&req));
         let mut x = run.exchange_stream_as(&step.id, req, &limits, stop, own_version).await?;
         if let Some(get) = fallback
-            && verb_not_served(&x)
+            && verb_not_served(x.status, &x.body)
         {
             run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
             x = run.exchange_stream_as(&step.id, get, &limits, stop, own_version).await?;
@@ -328,11 +328,11 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
 /// Whether an HTTP+JSON agent answered as one that does not serve the request's verb on that path:
 /// 405 or 501, or a 404 that names no A2A error (a router's "no such route", not a TaskNotFound).
 /// SubscribeToTask is then tried with the other verb the spec names (digest §14 item 1).
-fn verb_not_served(x: &StreamExchange) -> bool {
-    match x.status {
+fn verb_not_served(status: u16, body: &[u8]) -> bool {
+    match status {
         405 | 501 => true,
         404 => {
-            let body = serde_json::from_slice::<Value>(&x.body).ok();
+            let body = serde_json::from_slice::<Value>(body).ok();
             envelope(404, body.as_ref()).is_none_or(|e| e.pointer("/error/code").is_none_or(Value::is_null))
         }
         _ => false,
@@ -566,6 +566,18 @@ mod tests {
             assert_eq!(enough_events(Some(&es(v.clone()))), None, "{v}");
         }
         assert_eq!(enough_events(None), None);
+    }
+
+    #[test]
+    fn a_verb_the_agent_does_not_route_is_told_from_a_missing_task() {
+        assert!(verb_not_served(405, b""));
+        assert!(verb_not_served(501, b"not implemented"));
+        assert!(verb_not_served(404, br#"{"detail": "Not Found"}"#), "a router's 404");
+        assert!(verb_not_served(404, b"<html>404</html>"));
+        let missing = br#"{"error": {"code": 404, "status": "NOT_FOUND", "message": "no task",
+            "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND"}]}}"#;
+        assert!(!verb_not_served(404, missing), "a TaskNotFoundError is the answer");
+        assert!(!verb_not_served(400, b""));
     }
 
     #[test]
