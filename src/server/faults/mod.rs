@@ -861,7 +861,6 @@ mod tests {
             "FAULT-AUTH-MISSING-ACCEPTED",       // auth_bypass: needs callers
             "FAULT-XCARD-NO-NAME",               // the extended card
             "FAULT-DECL-STREAMING-SERVED",       // the capabilities_off mock
-            "FAULT-CARD-VENDOR-MEMBER",          // conforming
             "FAULT-CARD-NOT-FOUND",              // listed: exit 2, not 1
             "FAULT-CARD-NO-ETAG",                // listed: a SHOULD only
         ] {
