@@ -21,7 +21,7 @@ use crate::suite::template::Vars;
 pub const WIRE_SCHEMA: &str = "WIRE-SCHEMA";
 /// Id of the synthetic check that judges the id of every JSON-RPC answer of the run.
 pub const ID_ECHO: &str = "JSONRPC-ID-001";
-/// Synthetic: the JSON-RPC interface can be used (on an allowed host, and answering).
+/// Synthetic: the interfaces the run grades can be used (on an allowed host, and answering).
 pub const INTERFACE: &str = "KIT-IFACE-001";
 /// HTTP+JSON streams carry bare StreamResponses (§11.7).
 pub const REST_SSE: &str = "REST-SSE-001";
@@ -191,7 +191,8 @@ async fn run_one(
     // Graded under the workaround, the check sent what the agent accepts: CORE-SEND-001's refusal
     // of the 1.0 spelling is not why it ended this way, so its finding stays its own.
     if !result.workaround.is_empty() {
-        causes.retain(|c| c != super::diagnosis::ANCHOR);
+        let anchor = ctx.primary.unwrap_or(crate::suite::binding::Binding::JsonRpc).check_id(super::diagnosis::ANCHOR);
+        causes.retain(|c| *c != anchor);
     }
     let mut deferred = None;
     for cause in causes {

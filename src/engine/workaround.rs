@@ -238,6 +238,31 @@ impl Workaround {
         notes
     }
 
+    /// [`Workaround::rewrite`] for a request to the HTTP+JSON interface at `rest_url`: its body is
+    /// the params themselves (the operation is named by the path, so there is no method to spell),
+    /// and the version header goes as for JSON-RPC.
+    pub fn rewrite_rest(&self, req: &mut HttpRequest, rest_url: &str, own_version: bool) -> Vec<&'static str> {
+        if rest_url.is_empty() || !req.url.starts_with(rest_url.trim_end_matches('/')) {
+            return Vec::new();
+        }
+        let mut notes = Vec::new();
+        if let Some(body) = &req.body
+            && let Ok(params) = serde_json::from_slice::<Value>(body)
+            && params.is_object()
+            && serde_json::to_vec(&params).is_ok_and(|b| &b == body)
+        {
+            let mut envelope = serde_json::json!({ "params": params });
+            notes = self.spelling.body(&mut envelope);
+            if !notes.is_empty() {
+                req.body = Some(serde_json::to_vec(&envelope["params"]).unwrap_or_default().into());
+            }
+        }
+        if !own_version && let Some(note) = self.spelling.headers(req) {
+            notes.push(note);
+        }
+        notes
+    }
+
     /// The SendMessage result as a SendMessageResponse: a bare Task or Message wrapped, when the
     /// diagnosis saw that shape; `None` when there is nothing to read differently.
     pub fn wrap_result(&self, result: &Value) -> Option<Value> {

@@ -411,6 +411,11 @@ async fn run_graded(
             let (server, access) = check::start_mock_with(base).await.map_err(|e| e.to_string())?;
             (server, Some(access))
         }
+        MockVariant::HttpJsonOnly => {
+            let config = MockConfig { bindings: crate::server::binding::Bindings::HttpJson, ..base };
+            let (server, access) = check::start_mock_with(config).await.map_err(|e| e.to_string())?;
+            (server, Some(access))
+        }
         MockVariant::CapabilitiesOff => {
             let config = MockConfig {
                 streaming: false,

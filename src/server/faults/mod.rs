@@ -242,8 +242,12 @@ pub enum Mutation {
         #[serde(default)]
         when_matches: Option<String>,
     },
-    /// Removes the query string before the mock sees the request.
-    RequestDropQuery,
+    /// Removes the query string before the mock sees the request; with `names`, only the
+    /// parameters of those names (compared without case).
+    RequestDropQuery {
+        #[serde(default)]
+        names: Vec<String>,
+    },
     /// HTTP+JSON query parameters (§11.5) are read only in the proto's snake_case spelling: every
     /// camelCase name (`contextId`, `pageSize`, `historyLength`, ...) is dropped before the mock
     /// sees the request, and the snake_case one (`context_id`), which the mock reads as ProtoJSON
@@ -541,6 +545,9 @@ pub enum MockVariant {
     Full,
     /// Streaming, push notifications and the extended card declared off.
     CapabilitiesOff,
+    /// As `Full`, but the card declares and the mock serves HTTP+JSON alone: an agent whose
+    /// defects only a run with no JSON-RPC interface to lean on can show.
+    HttpJsonOnly,
 }
 
 /// What a fleet agent may not commit although its operations would allow it
@@ -621,7 +628,7 @@ impl Fault {
             | Mutation::LegacyEnums { .. }
             | Mutation::RequestDropHeader { .. }
             | Mutation::RequestSetHeader { .. }
-            | Mutation::RequestDropQuery
+            | Mutation::RequestDropQuery { .. }
             | Mutation::SseDrop { .. }
             | Mutation::SseSwap { .. }
             | Mutation::SseDuplicate { .. }
@@ -892,7 +899,6 @@ mod tests {
             "FAULT-AUTH-MISSING-ACCEPTED",       // auth_bypass: needs callers
             "FAULT-XCARD-NO-NAME",               // the extended card
             "FAULT-DECL-STREAMING-SERVED",       // the capabilities_off mock
-            "FAULT-CARD-VENDOR-MEMBER",          // conforming
             "FAULT-CARD-NOT-FOUND",              // listed: exit 2, not 1
             "FAULT-CARD-NO-ETAG",                // listed: a SHOULD only
         ] {
