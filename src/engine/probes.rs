@@ -313,7 +313,8 @@ async fn non_blocking_send(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
         ));
     };
     let started = start_timed(run, "send", &text).await?;
-    let state = started.state.clone().unwrap_or_default();
+    let spelled = started.state.clone().unwrap_or_default();
+    let state = super::workaround::state_name(&spelled).map(str::to_owned).unwrap_or(spelled);
     // §3.2.2 counts an interrupted task as in progress too ("e.g., TASK_STATE_WORKING,
     // TASK_STATE_INPUT_REQUIRED"): only a task already ended can show an answer that waited.
     if in_progress(&state) || non_blocking::INTERRUPTED.contains(&state.as_str()) {

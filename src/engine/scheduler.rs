@@ -338,6 +338,20 @@ pub(crate) fn push_url() -> String {
     format!("https://example.com/a2a-conform/webhook/{}", uuid::Uuid::new_v4().simple())
 }
 
+/// Whether the card lists any interface at all.
+fn declares_interfaces(card: &Value) -> bool {
+    card.get("supportedInterfaces").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
+}
+
+/// The card check that requires supportedInterfaces, when it failed.
+fn failed_card_check(others: &[CheckResult]) -> Option<&'static str> {
+    const CARD_INTERFACES: &str = "CARD-DISC-002";
+    others
+        .iter()
+        .any(|r| r.id == CARD_INTERFACES && matches!(r.outcome, Outcome::Fail | Outcome::Warn))
+        .then_some(CARD_INTERFACES)
+}
+
 fn decide_synthetic(ctx: &Ctx, check: &PlannedCheck, others: &[CheckResult]) -> CheckResult {
     let meta = check.meta();
     match meta.id.as_str() {
@@ -345,6 +359,18 @@ fn decide_synthetic(ctx: &Ctx, check: &PlannedCheck, others: &[CheckResult]) -> 
         ID_ECHO => ids_echoed(ctx, &meta),
         INTERFACE => match &ctx.interface_problem {
             None => CheckResult::new(&meta, Outcome::Pass),
+            // A card without the REQUIRED supportedInterfaces names nothing to use: that is the
+            // card check's finding, decided, and no interface is left undecided by it.
+            Some(why) if !declares_interfaces(&ctx.discovery.card) => match failed_card_check(others) {
+                Some(card) => CheckResult {
+                    depends_on: Some(card.to_owned()),
+                    ..CheckResult::skipped(&meta, SkipReason::DependsOnFailed, format!("{card} failed: {why}"))
+                },
+                None => CheckResult {
+                    failure: Some(Failure { message: why.clone(), ..Failure::default() }),
+                    ..CheckResult::new(&meta, Outcome::Error)
+                },
+            },
             Some(why) => CheckResult {
                 failure: Some(Failure { message: why.clone(), ..Failure::default() }),
                 ..CheckResult::new(&meta, Outcome::Error)

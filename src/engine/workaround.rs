@@ -28,6 +28,13 @@ const STATES: &[(&str, &str)] = &[
     ("TASK_STATE_UNSPECIFIED", "unknown"),
 ];
 
+/// The 1.0 name of a task state spelled the 0.3 way (`completed`), or the 1.0 name itself: a check
+/// that only needs to know whether a task had ended reads through the spelling, which is the
+/// enum checks' finding.
+pub fn state_name(spelled: &str) -> Option<&'static str> {
+    STATES.iter().find(|(name, old)| *name == spelled || *old == spelled).map(|(name, _)| *name)
+}
+
 /// What each change is called where a result says it was graded under it.
 pub const ROLES_NOTE: &str = "role sent in its 0.3 spelling (ROLE_USER as user, ROLE_AGENT as agent)";
 pub const STATES_NOTE: &str = "task states sent in their 0.3 spelling (TASK_STATE_COMPLETED as completed, ...)";
