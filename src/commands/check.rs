@@ -292,6 +292,13 @@ pub async fn start_embedded_mock() -> Result<(MockServer, MockAccess), MockError
 /// [`start_embedded_mock`] from another base configuration (faults, limits); callers, the
 /// extended card, card signing and the webhook policy are set as the checks need them.
 pub async fn start_mock_with(base: MockConfig) -> Result<(MockServer, MockAccess), MockError> {
+    let (config, access) = embedded_config(base);
+    Ok((MockServer::start(config).await?, access))
+}
+
+/// The settings [`start_mock_with`] starts a mock with, and how to speak to it: for a caller that
+/// changes them further (the freedoms `selftest` shows win over every other setting).
+pub fn embedded_config(base: MockConfig) -> (MockConfig, MockAccess) {
     let token = |who: &str| format!("kit-{who}-{}", uuid::Uuid::new_v4().simple());
     let (a, b) = (token("a"), token("b"));
     let signing = CardSigning::new(crate::card::PrivateKey::generate());
@@ -303,9 +310,8 @@ pub async fn start_mock_with(base: MockConfig) -> Result<(MockServer, MockAccess
         webhooks: WebhookPolicy::AllowLoopback,
         ..base
     };
-    let server = MockServer::start(config).await?;
     let bearer = |t: &str| ("Authorization".to_owned(), format!("Bearer {t}"));
-    Ok((server, MockAccess { caller_a: bearer(&a), caller_b: bearer(&b), trust_key }))
+    (config, MockAccess { caller_a: bearer(&a), caller_b: bearer(&b), trust_key })
 }
 
 fn load_suites(opts: &CheckOptions) -> Result<Vec<LoadedSuite>, CheckError> {

@@ -791,7 +791,7 @@ fn on_local_address(config: &Value) -> bool {
 /// `config` pointing at a public name instead.
 fn with_public_url(config: &Value) -> Value {
     let mut c = config.clone();
-    c["url"] = json!(super::scheduler::push_url());
+    c["url"] = json!(security::push_url());
     c
 }
 

@@ -327,15 +327,8 @@ fn base_vars(ctx: &Ctx, check: &PlannedCheck) -> Vars {
     // deleting them): a public name, so that an agent guarding against SSRF (§13.2: "Reject
     // private IP ranges") takes it as it takes a real client's; only delivery needs the kit's own
     // receiver, which listens on loopback.
-    v.set("pushUrl", json!(push_url()));
+    v.set("pushUrl", json!(super::security::push_url()));
     v
-}
-
-/// A fresh webhook URL for a push config nothing is to be delivered to: example.com is reserved for
-/// documentation (RFC 2606), resolves, and serves no webhook, and its name is public, so an agent
-/// guarding against SSRF takes it.
-pub(crate) fn push_url() -> String {
-    format!("https://example.com/a2a-conform/webhook/{}", uuid::Uuid::new_v4().simple())
 }
 
 /// Whether the card lists any interface at all.

@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 use super::context::{CheckRun, StepFail, code_and_message, compact};
 use super::evidence::ToEvidence as _;
 use super::request::{apply_caller, cut_by_kit, normalize_params};
-use super::scheduler::push_url;
 use crate::card::jcs;
 use crate::card::jws::{self, Reading};
 use crate::client::http::HttpRequest;
@@ -436,6 +435,13 @@ pub async fn tenant_isolation(run: &mut CheckRun<'_>, params: &Value) -> Result<
         }
     }
     Ok(())
+}
+
+/// A fresh webhook URL for a push config nothing is to be delivered to: example.com is reserved for
+/// documentation (RFC 2606), resolves, and serves no webhook, and its name is public, so an agent
+/// guarding against SSRF takes it.
+pub(crate) fn push_url() -> String {
+    format!("https://example.com/a2a-conform/webhook/{}", uuid::Uuid::new_v4().simple())
 }
 
 #[cfg(test)]

@@ -426,6 +426,7 @@ mod tests {
         let results = vec![
             result_where_error("A", "SendMessage", -32001),
             result_where_error("B", "SendStreamingMessage", -32001),
+            // An unknown task is looked up nowhere: one story whatever the method.
             result_where_error("C", "ListTaskPushNotificationConfigs", -32001),
             // The version is refused before any method runs: one story across methods.
             result_where_error("V1", "SendMessage", -32009),
@@ -438,18 +439,14 @@ mod tests {
             [
                 (
                     "A",
-                    "SendMessage and SendStreamingMessage do not return TaskNotFoundError (-32001) where it is \
-                     due: they answer a result or a stream of results (2 checks)"
+                    "SendMessage, SendStreamingMessage and ListTaskPushNotificationConfigs do not return \
+                     TaskNotFoundError (-32001) where it is due: they answer a result or a stream of results \
+                     (3 checks)"
                 ),
                 (
                     "V1",
                     "SendMessage and GetTask do not return VersionNotSupportedError (-32009) where it is due: \
                      they answer a result or -32001 'Task not found' (2 checks)"
-                ),
-                (
-                    "C",
-                    "ListTaskPushNotificationConfigs does not return TaskNotFoundError (-32001) where it is \
-                     due: it answers a result"
                 ),
             ]
         );

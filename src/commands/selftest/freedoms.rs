@@ -9,7 +9,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde::Serialize;
 use tokio::sync::Semaphore;
 
-use super::{Mode, SelftestOptions, one_line, run_graded};
+use super::runs::{Mode, SelftestOptions, one_line, run_graded};
 use crate::report::{CheckResult, Outcome};
 use crate::server::faults::MockVariant;
 use crate::server::freedoms::{Freedom, FreedomCatalogue, compatible};

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio::sync::Semaphore;
 
-use super::{Collateral, Mode, SelftestOptions, by_root, killed, meant_kills, run_graded};
+use super::runs::{Collateral, Mode, SelftestOptions, by_root, killed, meant_kills, one_line, run_graded};
 use crate::report::causes;
 use crate::report::{CheckResult, Level, Outcome};
 use crate::server::faults::{Fault, MockVariant};
@@ -116,7 +116,7 @@ impl MixMatrix {
                     "    stray: {} {} ({})\n",
                     c.check,
                     c.outcome.as_str(),
-                    super::one_line(&c.message)
+                    one_line(&c.message)
                 ));
             }
             for e in &r.errors {
@@ -125,7 +125,7 @@ impl MixMatrix {
             if over {
                 s.push_str(&format!("    {} causes for {} faults:\n", r.causes, r.faults.len()));
                 for t in &r.cause_titles {
-                    s.push_str(&format!("      {}\n", super::one_line(t)));
+                    s.push_str(&format!("      {}\n", one_line(t)));
                 }
             }
         }
@@ -214,7 +214,7 @@ fn judge(faults: &[Arc<Fault>], results: &[CheckResult], graded: &BTreeSet<&str>
     let errors = results
         .iter()
         .filter(|r| r.outcome == Outcome::Error)
-        .map(|r| format!("{} ({})", r.id, r.failure.as_ref().map(|f| super::one_line(&f.message)).unwrap_or_default()))
+        .map(|r| format!("{} ({})", r.id, r.failure.as_ref().map(|f| one_line(&f.message)).unwrap_or_default()))
         .collect();
     let told: Vec<causes::Cause> = causes::of(results).into_iter().filter(|c| c.level != Level::Info).collect();
     MixRun {
