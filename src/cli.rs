@@ -709,7 +709,7 @@ impl MockArgs {
             }
             None => None,
         };
-        Ok(MockConfig {
+        let mut config = MockConfig {
             faults,
             callers: self.auth_tokens.clone(),
             signing,
@@ -753,9 +753,11 @@ impl MockArgs {
             cut_streams_after: None,
             interface_elsewhere: false,
             bindings: self.binding.into(),
-            freedoms,
             ..defaults
-        })
+        };
+        // A freedom's settings win over the flags: it is the behaviour asked for.
+        crate::server::freedoms::apply_all(&freedoms, &mut config)?;
+        Ok(config)
     }
 }
 

@@ -209,6 +209,16 @@ pub fn envelope(status: u16, body: Option<&Value>) -> Option<Value> {
     Some(json!({ "error": error }))
 }
 
+/// [`envelope`] of an answer's bytes: a 2xx with no body is a success with no content (§3.1.10:
+/// DeleteTaskPushNotificationConfig's confirmation is implementation-specific), the message with no
+/// member set, which ProtoJSON writes `{}`. `None` for a body that is not JSON.
+pub fn read_answer(status: u16, body: &[u8]) -> Option<Value> {
+    if (200..300).contains(&status) && body.iter().all(u8::is_ascii_whitespace) {
+        return Some(json!({ "result": {} }));
+    }
+    envelope(status, serde_json::from_slice::<Value>(body).ok().as_ref())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,6 +265,10 @@ mod tests {
         let bare = json!({"error": {"code": 404, "status": "NOT_FOUND", "message": "x"}});
         assert_eq!(envelope(404, Some(&bare)).unwrap()["error"]["code"], Value::Null, "no ErrorInfo: no A2A code");
         assert_eq!(envelope(500, None), None);
+        assert_eq!(read_answer(200, b""), Some(json!({"result": {}})), "an empty success has no content");
+        assert_eq!(read_answer(204, b"  "), Some(json!({"result": {}})));
+        assert_eq!(read_answer(500, b""), None, "an empty error says nothing");
+        assert_eq!(read_answer(200, b"{\"id\":\"t\"}"), Some(json!({"result": {"id": "t"}})));
         assert_eq!(
             envelope(200, Some(&not_found)).unwrap()["error"]["code"],
             -32001,

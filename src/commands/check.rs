@@ -36,7 +36,7 @@ use crate::report::{
 use crate::server::config::CardSigning;
 use crate::server::{ExtendedCard, MockConfig, MockError, MockServer, WebhookPolicy};
 use crate::suite::behaviors::Behaviors;
-use crate::suite::binding::Binding;
+use crate::suite::binding::{Binding, step_bindings};
 use crate::suite::loader::{self, LoadedSuite};
 use crate::suite::plan::{self, Disposition, PlannedCheck, Selection};
 
@@ -292,6 +292,13 @@ pub async fn start_embedded_mock() -> Result<(MockServer, MockAccess), MockError
 /// [`start_embedded_mock`] from another base configuration (faults, limits); callers, the
 /// extended card, card signing and the webhook policy are set as the checks need them.
 pub async fn start_mock_with(base: MockConfig) -> Result<(MockServer, MockAccess), MockError> {
+    let (config, access) = embedded_config(base);
+    Ok((MockServer::start(config).await?, access))
+}
+
+/// The settings [`start_mock_with`] starts a mock with, and how to speak to it: for a caller that
+/// changes them further (the freedoms `selftest` shows win over every other setting).
+pub fn embedded_config(base: MockConfig) -> (MockConfig, MockAccess) {
     let token = |who: &str| format!("kit-{who}-{}", uuid::Uuid::new_v4().simple());
     let (a, b) = (token("a"), token("b"));
     let signing = CardSigning::new(crate::card::PrivateKey::generate());
@@ -303,9 +310,8 @@ pub async fn start_mock_with(base: MockConfig) -> Result<(MockServer, MockAccess
         webhooks: WebhookPolicy::AllowLoopback,
         ..base
     };
-    let server = MockServer::start(config).await?;
     let bearer = |t: &str| ("Authorization".to_owned(), format!("Bearer {t}"));
-    Ok((server, MockAccess { caller_a: bearer(&a), caller_b: bearer(&b), trust_key }))
+    (config, MockAccess { caller_a: bearer(&a), caller_b: bearer(&b), trust_key })
 }
 
 fn load_suites(opts: &CheckOptions) -> Result<Vec<LoadedSuite>, CheckError> {
@@ -408,9 +414,9 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
             return Err(err);
         }
     };
-    let rest = discovery::select_binding(&discovery.card, Binding::HttpJson.protocol_binding())
-        .filter(|i| reach::refused_host(&i.url, &client_cfg.allowed_hosts).is_none());
-    let bindings = graded_bindings(opts, discovery.interface.is_some(), rest.is_some());
+    let rest = discovery::select_binding(&discovery.card, Binding::HttpJson.protocol_binding());
+    let rpc_declared = discovery.interface.is_some() || opts.rpc_url.is_some();
+    let bindings = graded_bindings(opts, rpc_declared, rest.is_some());
     let sel = Selection {
         profiles: opts.profiles.clone(),
         only: opts.only.clone(),
@@ -419,9 +425,10 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         credentials: !opts.client.headers.is_empty(),
         second_caller: !opts.header_b.is_empty(),
         bindings: bindings.clone(),
+        undeclared: undeclared_bindings(&bindings, &discovery.card, rpc_declared, rest.is_some()),
     };
     let checks = plan::plan(&suites, &sel, Some(&discovery.card)).map_err(CheckError::Usage)?;
-    if discovery.interface.is_none() {
+    if discovery.interface.is_none() && rest.is_none() {
         let legacy = discovery::v03_fields(&discovery.card);
         if !legacy.is_empty() {
             let declared = checks.iter().find(|c| c.test.id == LEGACY_PEER).ok_or_else(|| {
@@ -441,13 +448,26 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     let checks: Vec<PlannedCheck> = checks.into_iter().filter(|c| c.test.id != LEGACY_PEER).collect();
     let mut notes = discovery.notes.clone();
     let tenant = discovery.interface.as_ref().and_then(|i| i.tenant.clone()).unwrap_or_default();
-    let mut rpc_url = opts.rpc_url.clone().or_else(|| discovery.interface.as_ref().map(|i| i.url.clone()));
-    // Whether the interface can be used at all is one finding (KIT-IFACE-001); the checks that need
-    // it then wait on that one instead of failing one by one.
-    let mut iface_problem = match &rpc_url {
-        None => Some("the card offers no A2A 1.0 JSON-RPC interface: only the card could be checked".to_owned()),
-        Some(url) => reach::refused_host(url, &client_cfg.allowed_hosts),
-    };
+    let rest_tenant = rest.as_ref().and_then(|i| i.tenant.clone()).unwrap_or_default();
+    // The interface of each binding graded, and why it cannot be used: each problem is one finding
+    // (KIT-IFACE-001), and the checks that need that interface wait on it instead of failing one by one.
+    let mut interfaces: Vec<(Binding, String, String)> = Vec::new();
+    let mut problems: Vec<(Binding, String)> = Vec::new();
+    for b in &bindings {
+        let (url, t) = match b {
+            Binding::JsonRpc => {
+                (opts.rpc_url.clone().or_else(|| discovery.interface.as_ref().map(|i| i.url.clone())), &tenant)
+            }
+            Binding::HttpJson => (rest.as_ref().map(|i| i.url.clone()), &rest_tenant),
+        };
+        match url {
+            None => problems.push((*b, no_interface(&discovery.card, *b))),
+            Some(url) => match reach::refused_host(&url, &client_cfg.allowed_hosts, *b) {
+                Some(why) => problems.push((*b, why)),
+                None => interfaces.push((*b, url, t.clone())),
+            },
+        }
+    }
     // Canaries: a credential-shaped value in every request, looked for in every answer.
     let canaries = canaries(opts, &discovery.card);
     for (_, value) in &canaries {
@@ -456,10 +476,9 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     client_cfg.headers.extend(canaries.iter().filter_map(|(place, value)| canary_header(place, value)));
     let mut client = client.reconfigured(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
     let mut canaries = canaries;
-    if iface_problem.is_none()
-        && let Some(url) = &rpc_url
-    {
-        match reach::probe(&client, url).await {
+    let mut reached = Vec::new();
+    for (b, url, t) in interfaces {
+        match reach::probe(&client, b, &url, &t).await {
             Ok(x) if matches!(x.status, 401 | 403) && canaries.iter().any(|(p, _)| p == AUTH_CANARY) => {
                 // The agent objects to the kit's invented credential: drop it, keep the rest.
                 notes.push(format!(
@@ -471,25 +490,27 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
                 canaries.retain(|(p, _)| p != AUTH_CANARY);
                 client_cfg.headers.retain(|(n, v)| !(n.eq_ignore_ascii_case("authorization") && dropped.contains(v)));
                 client = client.reconfigured(client_cfg.clone()).map_err(|e| CheckError::Usage(e.to_string()))?;
+                reached.push((b, url));
             }
-            Ok(_) => {}
-            Err(why) => iface_problem = Some(redactor.redact(&why)),
+            Ok(_) => reached.push((b, url)),
+            Err(why) => problems.push((b, redactor.redact(&why))),
         }
     }
-    if let Some(why) = &iface_problem {
+    for (_, why) in &problems {
         notes.push(why.clone());
-        rpc_url = None;
     }
+    let url_of = |b: Binding| reached.iter().find(|(x, _)| *x == b).map(|(_, u)| u.clone());
+    let unusable = |b: &Binding| problems.iter().any(|(x, _)| x == b);
     let mut checks = checks;
-    if iface_problem.is_some() {
-        for c in checks.iter_mut().filter(|c| {
-            c.disposition == Disposition::Run && c.binding == Binding::JsonRpc && plan::uses_interface(&c.test)
-        }) {
-            c.disposition = Disposition::Blocked {
-                cause: INTERFACE.into(),
-                detail: format!("{INTERFACE}: the interface cannot be used"),
-            };
-        }
+    for c in checks.iter_mut().filter(|c| {
+        c.disposition == Disposition::Run
+            && plan::uses_interface(&c.test)
+            && (unusable(&c.binding) || step_bindings(&c.test).iter().any(unusable))
+    }) {
+        c.disposition = Disposition::Blocked {
+            cause: INTERFACE.into(),
+            detail: format!("{INTERFACE}: the interface cannot be used"),
+        };
     }
     let webhook = if checks.iter().any(needs_webhook) {
         Some(Arc::new(WebhookReceiver::start(opts.webhook_bind, opts.webhook_url.clone()).await.map_err(|e| {
@@ -502,14 +523,11 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
     let mut ctx = Ctx {
         client,
         redactor,
-        rpc_url: rpc_url.unwrap_or_default(),
+        rpc_url: url_of(Binding::JsonRpc).unwrap_or_default(),
         tenant,
-        rest_url: rest
-            .as_ref()
-            .filter(|_| bindings.contains(&Binding::HttpJson))
-            .map(|i| i.url.clone())
-            .unwrap_or_default(),
-        rest_tenant: rest.as_ref().and_then(|i| i.tenant.clone()).unwrap_or_default(),
+        rest_url: url_of(Binding::HttpJson).unwrap_or_default(),
+        rest_tenant,
+        primary: bindings.iter().copied().find(|b| url_of(*b).is_some()),
         rest_streams: Default::default(),
         base_url: origin_of(&discovery.card_url),
         discovery,
@@ -521,7 +539,8 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         wire: Mutex::new(Vec::new()),
         ids: Mutex::default(),
         guard: Arc::new(Guard::new(canaries)),
-        interface_problem: iface_problem,
+        interface_problem: (!problems.is_empty())
+            .then(|| problems.iter().map(|(_, why)| why.as_str()).collect::<Vec<_>>().join("; ")),
         callers: Callers {
             values: opts.client.headers.iter().filter(|(n, _)| credential_headers(opts).contains(n)).cloned().collect(),
             credential_headers: credential_headers(opts),
@@ -539,8 +558,8 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         tokio::spawn(async move { guard.stop(signal_of(signal).await) })
     };
     // Before any check: when the neutral SendMessage fails, find out why, and what to send instead.
-    let diagnose_it = checks.iter().any(|c| c.test.id == DIAGNOSIS && c.disposition == Disposition::Run)
-        && ctx.interface_problem.is_none();
+    let diagnose_it =
+        checks.iter().any(|c| c.test.id == DIAGNOSIS && c.disposition == Disposition::Run) && ctx.primary.is_some();
     let mut spent = Duration::ZERO;
     if diagnose_it {
         let d = diagnose::run(&ctx, opts.deadline, opts.timeout).await;
@@ -551,7 +570,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         ctx.diagnosis = Some(d);
     }
     let mut target = target;
-    if opts.discover_behaviors && ctx.behaviors == Behaviors::None && ctx.interface_problem.is_none() {
+    if opts.discover_behaviors && ctx.behaviors == Behaviors::None && ctx.primary.is_some() {
         let began = Instant::now();
         let found = discover::discover(&ctx).await;
         spent += began.elapsed();
@@ -795,12 +814,12 @@ fn run_info(opts: &CheckOptions, suites: &[LoadedSuite], started_at: String, tar
 }
 
 /// The bindings graded: those asked for (`--binding`; none: every one), of those the card declares
-/// an interface of that the kit may reach. JSON-RPC stays when the card declares neither, so that
-/// the run says why nothing could be graded (KIT-IFACE-001).
+/// an interface of (`--rpc-url` declares JSON-RPC's). JSON-RPC stays when none is left, so that the
+/// run says why nothing could be graded (KIT-IFACE-001).
 fn graded_bindings(opts: &CheckOptions, jsonrpc: bool, rest: bool) -> Vec<Binding> {
     let asked = |b: Binding| opts.bindings.is_empty() || opts.bindings.contains(&b);
     let mut out: Vec<Binding> = Vec::new();
-    if asked(Binding::JsonRpc) && (jsonrpc || !rest) {
+    if asked(Binding::JsonRpc) && jsonrpc {
         out.push(Binding::JsonRpc);
     }
     if asked(Binding::HttpJson) && rest {
@@ -810,6 +829,43 @@ fn graded_bindings(opts: &CheckOptions, jsonrpc: bool, rest: bool) -> Vec<Bindin
         out.push(Binding::JsonRpc);
     }
     out
+}
+
+/// The bindings not graded because the card declares no 1.0 interface of theirs, with that fact
+/// in words: their checks skip as not declared, not as left out by the user.
+fn undeclared_bindings(
+    graded: &[Binding],
+    card: &serde_json::Value,
+    jsonrpc: bool,
+    rest: bool,
+) -> Vec<(Binding, String)> {
+    [(Binding::JsonRpc, jsonrpc), (Binding::HttpJson, rest)]
+        .into_iter()
+        .filter(|(b, declared)| !declared && !graded.contains(b))
+        .map(|(b, _)| (b, no_interface(card, b)))
+        .collect()
+}
+
+/// The card declares no A2A 1.0 interface of `binding`, in words, with what it declares instead.
+fn no_interface(card: &serde_json::Value, binding: Binding) -> String {
+    let declared: Vec<String> = card
+        .get("supportedInterfaces")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|i| {
+            let field = |k: &str| i.get(k).and_then(serde_json::Value::as_str).unwrap_or("?").to_owned();
+            format!("{} {}", field("protocolBinding"), field("protocolVersion"))
+        })
+        .collect();
+    let instead = match declared.is_empty() {
+        true => "none".to_owned(),
+        false => declared.join(", "),
+    };
+    format!(
+        "the card declares no A2A 1.0 {} interface (its supportedInterfaces: {instead})",
+        binding.protocol_binding()
+    )
 }
 
 fn origin_of(url: &str) -> String {

@@ -12,7 +12,6 @@ use super::framing;
 use super::request::normalize_params;
 use super::settle::{in_progress, settle_result};
 use super::states::state_of;
-use crate::client::rpc::{rpc_request, rpc_stream_request};
 use crate::suite::assert;
 use crate::suite::behaviors::{Behaviors, Confirm, MapOrigin, contract};
 use crate::suite::paths;
@@ -41,8 +40,8 @@ pub async fn confirm(ctx: &Ctx, needed: &[String], budget: Duration) -> Refuted 
 }
 
 async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> Result<(), String> {
-    if ctx.rpc_url.is_empty() {
-        return Err("the card offers no JSON-RPC interface to send it to".into());
+    if ctx.primary.is_none() {
+        return Err("the card offers no interface the kit can use to send it to".into());
     }
     let streaming = c.operation.as_deref() == Some("send_streaming_message");
     let mut params = json!({"message": {"role": "ROLE_USER", "parts": [{"text": text}]}});
@@ -51,11 +50,10 @@ async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> 
     }
     let op = if streaming { "send_streaming_message" } else { "send_message" };
     // Texts come from the map already: no contract prefix to rewrite.
-    let params = normalize_params(op, params, &ctx.tenant, &Behaviors::None);
-    let id = json!(format!("kit-confirm-{}", uuid::Uuid::new_v4().simple()));
+    let params = normalize_params(op, params, ctx.primary_tenant(), &Behaviors::None);
+    let id = format!("kit-confirm-{}", uuid::Uuid::new_v4().simple());
     if streaming {
-        let mut req = rpc_stream_request(&ctx.rpc_url, &id, "SendStreamingMessage", Some(params));
-        ctx.adapt(&mut req);
+        let req = ctx.own_request(&id, "SendStreamingMessage", params)?;
         let limits = crate::sse::SseLimits { total_timeout: ctx.patience, ..ctx.client.config().sse.clone() };
         let x = ctx.exchange_stream("behaviour map", req, &limits, None).await?;
         if !x.is_sse() {
@@ -64,12 +62,7 @@ async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> 
         if let Some(why) = framing::cut_short(&x) {
             return Err(framing::cut_message(&x, why));
         }
-        let events: Vec<Value> = x
-            .events
-            .iter()
-            .filter_map(|e| serde_json::from_str::<Value>(&e.data).ok())
-            .filter_map(|v| v.get("result").cloned())
-            .collect();
+        let events: Vec<Value> = x.events.iter().filter_map(|e| ctx.own_event_result(&e.data)).collect();
         if let Some(want) = &c.any_event
             && !events.iter().any(|e| assert::check(Some(e), want, "").is_empty())
         {
@@ -97,7 +90,8 @@ async fn try_one(ctx: &Ctx, text: &str, followup: Option<&str>, c: &Confirm) -> 
         if !context.is_null() {
             message["contextId"] = context;
         }
-        let params = normalize_params("send_message", json!({"message": message}), &ctx.tenant, &Behaviors::None);
+        let params =
+            normalize_params("send_message", json!({"message": message}), ctx.primary_tenant(), &Behaviors::None);
         let after = send(ctx, params).await?;
         check_result(&after, next).map_err(|e| format!("after the follow-up {text:?}: {e}"))?;
     }
@@ -140,12 +134,11 @@ pub(super) async fn watch(ctx: &Ctx, task: &str) -> Result<Option<(Value, Durati
 
 /// GetTask on a task the kit started on its own behalf; the task it answered.
 pub(super) async fn get_task(ctx: &Ctx, task: &str) -> Result<Value, String> {
-    let params = normalize_params("get_task", json!({"id": task}), &ctx.tenant, &Behaviors::None);
-    let id = json!(format!("kit-confirm-{}", uuid::Uuid::new_v4().simple()));
-    let mut req = rpc_request(&ctx.rpc_url, &id, "GetTask", Some(params));
-    ctx.adapt(&mut req);
+    let params = normalize_params("get_task", json!({"id": task}), ctx.primary_tenant(), &Behaviors::None);
+    let id = format!("kit-confirm-{}", uuid::Uuid::new_v4().simple());
+    let req = ctx.own_request(&id, "GetTask", params)?;
     let x = ctx.exchange("behaviour map", req).await?;
-    let v = x.json().map_err(|e| ctx.redactor.redact(&e))?;
+    let v = ctx.read_own(&x)?;
     match v.get("result") {
         Some(task) if task.pointer("/status/state").is_some_and(Value::is_string) => Ok(task.clone()),
         _ => Err(format!("GetTask on the task it started answered {}", compact(&v))),
@@ -158,11 +151,10 @@ pub(super) fn state_of_task(task: &Value) -> &str {
 }
 
 pub(super) async fn send(ctx: &Ctx, params: Value) -> Result<Value, String> {
-    let id = json!(format!("kit-confirm-{}", uuid::Uuid::new_v4().simple()));
-    let mut req = rpc_request(&ctx.rpc_url, &id, "SendMessage", Some(params));
-    ctx.adapt(&mut req);
+    let id = format!("kit-confirm-{}", uuid::Uuid::new_v4().simple());
+    let req = ctx.own_request(&id, "SendMessage", params)?;
     let x = ctx.exchange("behaviour map", req).await?;
-    let v = x.json().map_err(|e| ctx.redactor.redact(&e))?;
+    let v = ctx.read_own(&x)?;
     if let Some(err) = v.get("error") {
         return Err(format!("the agent answered with error {}", compact(err)));
     }

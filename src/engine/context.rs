@@ -45,6 +45,10 @@ pub struct Ctx {
     /// tenant.
     pub rest_url: String,
     pub rest_tenant: String,
+    /// The binding the kit's own requests go over (the diagnosis, behaviour discovery and
+    /// confirmation): the first the run grades whose interface can be used, JSON-RPC when it is
+    /// declared; `None` when none can be.
+    pub primary: Option<Binding>,
     /// HTTP+JSON streams read so far, and where one's events came wrapped in a JSON-RPC envelope
     /// (REST-SSE-001).
     pub rest_streams: Mutex<RestStreams>,
@@ -67,8 +71,8 @@ pub struct Ctx {
     pub ids: Mutex<IdLedger>,
     /// The circuit breaker, the run deadline and the canaries.
     pub guard: Arc<Guard>,
-    /// Why the JSON-RPC interface cannot be used (another host, unreachable, none on the card);
-    /// decides KIT-IFACE-001.
+    /// Why an interface the run grades cannot be used (another host, unreachable, none on the
+    /// card); decides KIT-IFACE-001.
     pub interface_problem: Option<String>,
     /// The callers the security checks speak as.
     pub callers: Callers,
@@ -137,10 +141,66 @@ impl Ctx {
         Ok(x)
     }
 
+    /// The interface URL and tenant of the binding the kit's own requests go over.
+    pub fn primary_interface(&self) -> (Binding, &str, &str) {
+        match self.primary {
+            Some(Binding::HttpJson) => (Binding::HttpJson, &self.rest_url, &self.rest_tenant),
+            _ => (Binding::JsonRpc, &self.rpc_url, &self.tenant),
+        }
+    }
+
+    /// The tenant the kit's own requests carry (that of the binding they go over).
+    pub fn primary_tenant(&self) -> &str {
+        self.primary_interface().2
+    }
+
+    /// The request of `method` with `params` (tenant included) over the primary binding, with the
+    /// run's workaround applied; `id` is the JSON-RPC request id.
+    pub fn own_request(&self, id: &str, method: &str, params: Value) -> Result<HttpRequest, String> {
+        let (binding, url, _) = self.primary_interface();
+        let mut req = match binding {
+            Binding::JsonRpc if crate::client::rest::streams(method) => {
+                crate::client::rpc::rpc_stream_request(url, &Value::from(id), method, Some(params))
+            }
+            Binding::JsonRpc => crate::client::rpc::rpc_request(url, &Value::from(id), method, Some(params)),
+            Binding::HttpJson => crate::client::rest::rest_request(url, method, &params)?,
+        };
+        self.adapt(&mut req);
+        Ok(req)
+    }
+
+    /// An answer to one of [`Ctx::own_request`]'s, in the JSON-RPC shape (`{"result": …}` or
+    /// `{"error": …}`) whichever binding carried it.
+    pub fn read_own(&self, x: &HttpExchange) -> Result<Value, String> {
+        match self.primary {
+            Some(Binding::HttpJson) => crate::client::rest::read_answer(x.status, &x.body)
+                .ok_or_else(|| format!("HTTP {} with a body that is not JSON", x.status)),
+            _ => x.json().map_err(|e| self.redactor.redact(&e)),
+        }
+    }
+
+    /// A stream event's data from the primary binding as the JSON-RPC event's `result` (an
+    /// HTTP+JSON event is the bare StreamResponse).
+    pub fn own_event_result(&self, data: &str) -> Option<Value> {
+        let v: Value = serde_json::from_str(data).ok()?;
+        match self.primary {
+            Some(Binding::HttpJson) if v.get("error").is_none() => Some(v),
+            _ => v.get("result").cloned(),
+        }
+    }
+
     /// Applies the run's workaround to a request the kit makes on its own behalf (not a check's);
     /// returns what changed.
     pub fn adapt(&self, req: &mut HttpRequest) -> Vec<&'static str> {
-        self.workaround.as_ref().map(|w| w.rewrite(req, &self.rpc_url, false)).unwrap_or_default()
+        self.workaround
+            .as_ref()
+            .map(|w| match self.primary {
+                // The workaround is what the agent accepts over the binding the diagnosis spoke:
+                // the other binding's requests go as the spec writes them.
+                Some(Binding::HttpJson) => w.rewrite_rest(req, &self.rest_url, false),
+                _ => w.rewrite(req, &self.rpc_url, false),
+            })
+            .unwrap_or_default()
     }
 
     /// A SendMessage result as the run reads it: wrapped when the workaround reads bare results.
@@ -349,30 +409,63 @@ impl<'a> CheckRun<'a> {
     /// The workaround on one of this check's requests. CORE-SEND-001 is graded on the true 1.0
     /// request: it is the finding the workaround works around.
     pub(crate) fn adapt(&self, req: &mut HttpRequest, own_version: bool) {
-        if self.id == ANCHOR {
+        if self.is_anchor() {
             return;
         }
         if let Some(w) = &self.ctx.workaround {
-            let notes = w.rewrite(req, &self.ctx.rpc_url, own_version);
+            let notes = match self.ctx.primary {
+                Some(Binding::HttpJson) => w.rewrite_rest(req, &self.ctx.rest_url, own_version),
+                _ => w.rewrite(req, &self.ctx.rpc_url, own_version),
+            };
             self.note(&notes);
         }
+    }
+
+    /// Whether this check is the diagnosed one (CORE-SEND-001, over whichever binding grades it),
+    /// which is graded on the true 1.0 request and the answer as it came: the shape the other
+    /// checks read through is its finding over each binding.
+    pub(crate) fn is_anchor(&self) -> bool {
+        self.plain_id() == ANCHOR
     }
 
     /// Whether this check's requirement is the SendMessageResponse shape itself, so that it reads
     /// SendMessage answers as they came, also under a workaround (CORE-SEND-001 always does).
     pub(crate) fn owns_send_shape(&self) -> bool {
-        ["KIT-SEND-001", "DM-SERIAL-002"].contains(&self.id.as_str())
+        ["KIT-SEND-001", "DM-SERIAL-002"].contains(&self.plain_id())
     }
 
     /// A SendMessage result as this check reads it for captures: wrapped when the workaround reads
     /// bare results (never for CORE-SEND-001).
     pub(crate) fn read_send(&self, result: &Value) -> Option<Value> {
-        if self.id == ANCHOR {
+        if self.is_anchor() {
             return None;
         }
         let wrapped = self.ctx.read_send(result)?;
         self.note(&[super::workaround::BARE_NOTE]);
         Some(wrapped)
+    }
+
+    /// The answer to `op` as this check grades it: a SendMessage result as the workaround reads it
+    /// (see [`CheckRun::read_send`]), a Task that GetTask or CancelTask answered inside a `task`
+    /// wrapper as the Task itself; `None` when it reads as it came. The checks of the answer's shape
+    /// read it as it came: the shape is their finding, not every reader's.
+    pub(crate) fn read_result(&self, op: &str, result: &Value) -> Option<Value> {
+        match op {
+            "send_message" if !self.owns_send_shape() => self.read_send(result),
+            "get_task" | "cancel_task" if !WRAPPED_TASK_OWNERS.contains(&self.plain_id()) => {
+                let inner = result.as_object().filter(|m| m.len() == 1)?.get("task")?;
+                inner.get("id")?;
+                inner.get("status")?;
+                self.note(&[super::workaround::WRAPPED_TASK_NOTE]);
+                Some(inner.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// The check's id whatever binding grades it.
+    fn plain_id(&self) -> &str {
+        crate::suite::binding::Binding::plain_id(&self.id)
     }
 
     fn note(&self, notes: &[&'static str]) {
@@ -426,3 +519,7 @@ pub fn truncate(s: &str, max: usize) -> String {
     }
     format!("{}… ({} bytes)", &s[..end], s.len())
 }
+
+/// The checks of the shape of GetTask's and CancelTask's answers (a Task, not a wrapper): they
+/// read those answers as they came.
+const WRAPPED_TASK_OWNERS: [&str; 2] = ["KIT-TASK-001", "KIT-CANCEL-006"];

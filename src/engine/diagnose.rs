@@ -15,8 +15,10 @@ use super::evidence::ToEvidence as _;
 use super::request::normalize_params;
 use super::workaround::{self, Spelling, Workaround, bare_kind};
 use crate::client::http::HttpExchange;
+use crate::client::rest::{envelope, rest_request};
 use crate::client::rpc::rpc_request;
 use crate::report::{CheckMeta, CheckResult, Evidence, Failure, Outcome, SkipReason};
+use crate::suite::binding::Binding;
 
 /// The check the diagnosis waits on when the interface cannot be used.
 const INTERFACE: &str = "KIT-IFACE-001";
@@ -62,7 +64,7 @@ pub fn verdict(ctx: &Ctx, meta: &CheckMeta) -> CheckResult {
 /// (`--prompt`) and a messageId, with the interface's tenant.
 fn neutral_params(ctx: &Ctx) -> Value {
     let params = json!({"message": {"role": "ROLE_USER", "parts": [{"text": ctx.prompt}]}});
-    normalize_params("send_message", params, &ctx.tenant, &ctx.behaviors)
+    normalize_params("send_message", params, ctx.primary_tenant(), &ctx.behaviors)
 }
 
 /// `params` with only the REQUIRED members of the message and no other param.
@@ -97,7 +99,12 @@ pub async fn run(ctx: &Ctx, bound: Duration, per_request: Duration) -> Diagnosis
         elapsed: Duration::ZERO,
     };
     if d.neutral().works() {
-        // Healthy, or a bare result to a request the agent accepts: no variant can say more.
+        // Healthy, or a bare result to a request the agent accepts: no variant can say more. A bare
+        // result is read as the SendMessageResponse holding it by every check but the shape's own,
+        // so that the rest of what the agent does is graded.
+        if matches!(d.neutral(), Answer::Bare(_)) {
+            d.workaround = Some(Workaround { spelling: Spelling::NONE, bare: true });
+        }
         d.elapsed = started.elapsed();
         return d;
     }
@@ -120,6 +127,10 @@ pub async fn run(ctx: &Ctx, bound: Duration, per_request: Duration) -> Diagnosis
             }
             params = trimmed;
         }
+        if v.spelling.method && !v.spelling.roles && ctx.primary == Some(Binding::HttpJson) {
+            d.not_sent.push((i, "HTTP+JSON names the operation by its path: there is no method name to vary"));
+            continue;
+        }
         if Instant::now() >= deadline {
             d.not_sent.push((i, "past the diagnosis bound"));
             continue;
@@ -133,6 +144,8 @@ pub async fn run(ctx: &Ctx, bound: Duration, per_request: Duration) -> Diagnosis
     // The minimal variant only tells; leaving out what the checks are about is no workaround.
     if let Some(a) = d.attempts.iter().find(|a| a.answer.works() && a.variant.is_some_and(|i| !VARIANTS[i].minimal)) {
         let mut spelling = a.variant.map_or(Spelling::NONE, |i| VARIANTS[i].spelling);
+        // Over HTTP+JSON no method name is sent, so none is changed.
+        spelling.method &= ctx.primary != Some(Binding::HttpJson);
         // No SendMessage variant can vary a task state; the agent's own answer can show them.
         spelling.states = spelling.roles && a.result.as_ref().is_some_and(workaround::shows_legacy_states);
         d.workaround = Some(Workaround { spelling, bare: matches!(a.answer, Answer::Bare(_)) });
@@ -151,12 +164,36 @@ async fn attempt(
 ) -> Attempt {
     let spelling = variant.map_or(Spelling::NONE, |i| VARIANTS[i].spelling);
     let id = json!(format!("kit-diag-{}", variant.map_or(0, |i| i + 1)));
-    let mut req = rpc_request(&ctx.rpc_url, &id, "SendMessage", Some(params));
-    if !spelling.is_none() {
-        // The same code that rewrites the other checks' requests under the workaround.
-        Workaround { spelling, bare: false }.rewrite(&mut req, &ctx.rpc_url, false);
-    }
     let step = format!("diagnosis {}", variant.map_or("1.0 request", |i| VARIANTS[i].label));
+    let (binding, url, _) = ctx.primary_interface();
+    // The same code that rewrites the other checks' requests under the workaround.
+    let w = Workaround { spelling, bare: false };
+    let req = match binding {
+        Binding::JsonRpc => {
+            let mut req = rpc_request(url, &id, "SendMessage", Some(params));
+            if !spelling.is_none() {
+                w.rewrite(&mut req, url, false);
+            }
+            req
+        }
+        Binding::HttpJson => match rest_request(url, "SendMessage", &params) {
+            Ok(mut req) => {
+                if !spelling.is_none() {
+                    w.rewrite_rest(&mut req, url, false);
+                }
+                req
+            }
+            Err(why) => {
+                let evidence = Evidence { step_id: Some(step), ..Evidence::default() };
+                return Attempt {
+                    variant,
+                    answer: Answer::Refused(format!("not sent ({why})")),
+                    result: None,
+                    evidence,
+                };
+            }
+        },
+    };
     let left = deadline.saturating_duration_since(Instant::now()).min(per_request);
     let sent = req.clone();
     let outcome = match tokio::time::timeout(left, ctx.exchange(&format!("KIT-DIAG-001 / {step}"), req)).await {
@@ -165,7 +202,7 @@ async fn attempt(
     };
     match outcome {
         Ok(x) => {
-            let (answer, result) = classify(&x);
+            let (answer, result) = classify(&x, binding);
             Attempt { variant, answer, result, evidence: x.to_evidence(Some(&step), &ctx.redactor) }
         }
         Err(why) => {
@@ -184,17 +221,30 @@ async fn attempt(
 
 /// What an answer is, for the diagnosis: a SendMessageResponse, a bare Task or Message, or a
 /// refusal told the way a person would ("HTTP 500 (text/plain)", "JSON-RPC error -32602 ...").
-fn classify(x: &HttpExchange) -> (Answer, Option<Value>) {
+fn classify(x: &HttpExchange, binding: Binding) -> (Answer, Option<Value>) {
     let ct = x.content_type().unwrap_or("no content type");
     let ct = ct.split(';').next().unwrap_or(ct).trim().to_owned();
-    let Ok(v) = serde_json::from_slice::<Value>(&x.body) else {
+    let parsed = serde_json::from_slice::<Value>(&x.body).ok();
+    // An HTTP+JSON answer is read in the JSON-RPC shape, as the checks read it.
+    let shaped = match binding {
+        Binding::JsonRpc => parsed,
+        Binding::HttpJson => envelope(x.status, parsed.as_ref()),
+    };
+    let Some(v) = shaped else {
         return (Answer::Refused(format!("HTTP {} ({ct})", x.status)), None);
     };
     if let Some(err) = v.get("error") {
-        let code = err.get("code").map(Value::to_string).unwrap_or_else(|| "without a code".into());
+        let code = match err.get("code") {
+            Some(c) if !c.is_null() => c.to_string(),
+            _ => "without an A2A error code".into(),
+        };
         let msg =
             err.get("message").and_then(Value::as_str).map(|m| format!(" ({})", truncate(m, 80))).unwrap_or_default();
-        return (Answer::Refused(format!("JSON-RPC error {code}{msg}")), None);
+        let what = match binding {
+            Binding::JsonRpc => "JSON-RPC error".to_owned(),
+            Binding::HttpJson => format!("HTTP {} error", x.status),
+        };
+        return (Answer::Refused(format!("{what} {code}{msg}")), None);
     }
     let Some(result) = v.get("result") else {
         return (Answer::Refused(format!("HTTP {} with JSON that is no JSON-RPC response", x.status)), None);

@@ -158,8 +158,15 @@ impl Diagnosis {
         if let Answer::Bare(k) = neutral {
             return format!(
                 "SendMessage accepts the 1.0 request but answers {}, not a SendMessageResponse holding it \
-                 ({{\"{k}\": …}}); the request is not at fault, so no variant was tried and nothing is worked around",
-                neutral.words()
+                 ({{\"{k}\": …}}); the request is not at fault, so no variant was tried{}",
+                neutral.words(),
+                if applied {
+                    format!(
+                        "; the other checks read the answer as {{\"{k}\": …}} (the shape is KIT-SEND-001's finding)"
+                    )
+                } else {
+                    ", and --no-workaround leaves the other checks to read it as it came".to_owned()
+                }
             );
         }
         let sent: Vec<&Attempt> = self.attempts.iter().filter(|a| a.variant.is_some()).collect();

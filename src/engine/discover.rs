@@ -21,7 +21,6 @@ use super::behaviors::{check_result, send, state_of_task, watch};
 use super::context::{Ctx, compact};
 use super::request::normalize_params;
 use super::settle::{in_progress, poll};
-use crate::client::rpc::rpc_request;
 use crate::suite::behaviors::{BehaviorMap, Behaviors, Confirm, MapOrigin, Mapped, contract};
 
 /// Most prompts tried: the neutral one and the card's first examples (an agent's card lists a
@@ -163,13 +162,12 @@ struct Seen {
 async fn try_prompt(ctx: &Ctx, text: &str) -> Result<Seen, String> {
     let message = json!({"role": "ROLE_USER", "parts": [{"text": text}]});
     let params = json!({"message": message, "configuration": {"returnImmediately": true}});
-    let params = normalize_params("send_message", params, &ctx.tenant, &Behaviors::None);
-    let id = json!(format!("kit-discover-{}", uuid::Uuid::new_v4().simple()));
-    let mut req = rpc_request(&ctx.rpc_url, &id, "SendMessage", Some(params));
-    ctx.adapt(&mut req);
+    let params = normalize_params("send_message", params, ctx.primary_tenant(), &Behaviors::None);
+    let id = format!("kit-discover-{}", uuid::Uuid::new_v4().simple());
+    let req = ctx.own_request(&id, "SendMessage", params)?;
     let x = ctx.exchange(ORIGIN, req).await?;
     let answered_in = x.elapsed;
-    let v = x.json().map_err(|e| ctx.redactor.redact(&e))?;
+    let v = ctx.read_own(&x)?;
     if let Some(err) = v.get("error") {
         return Err(format!("answered error {}", compact(err)));
     }
@@ -207,7 +205,8 @@ async fn try_prompt(ctx: &Ctx, text: &str) -> Result<Seen, String> {
         if !context.is_null() {
             message["contextId"] = context;
         }
-        let params = normalize_params("send_message", json!({"message": message}), &ctx.tenant, &Behaviors::None);
+        let params =
+            normalize_params("send_message", json!({"message": message}), ctx.primary_tenant(), &Behaviors::None);
         match send(ctx, params).await {
             Ok(after) if check_result(&after, next).is_ok() => {
                 seen.push_str(&format!("; the follow-up {follow:?} ended the interruption"));
@@ -241,8 +240,9 @@ async fn still_running(
     };
     let mut found: Vec<(String, Mapped)> = ["tck-cancel"].into_iter().filter(|n| shows(n)).map(plain).collect();
     let started = state_of_task(answer.get("task").unwrap_or(&Value::Null)).to_owned();
-    let params = normalize_params("get_task", json!({"id": id}), &ctx.tenant, &Behaviors::None);
-    let seen = match poll(ctx, ORIGIN, template.clone(), params, None, |r| {
+    let params = normalize_params("get_task", json!({"id": id}), ctx.primary_tenant(), &Behaviors::None);
+    let rest = (ctx.primary == Some(crate::suite::binding::Binding::HttpJson)).then_some(ctx.rest_url.as_str());
+    let seen = match poll(ctx, ORIGIN, template.clone(), params, rest, |r| {
         ctx.adapt(r);
     })
     .await
@@ -265,11 +265,11 @@ async fn still_running(
 
 /// CancelTask on a task the kit started; what the agent answers is other checks' to judge.
 async fn cancel(ctx: &Ctx, id: &str) {
-    let params = normalize_params("cancel_task", json!({"id": id}), &ctx.tenant, &Behaviors::None);
-    let rid = json!(format!("kit-discover-{}", uuid::Uuid::new_v4().simple()));
-    let mut req = rpc_request(&ctx.rpc_url, &rid, "CancelTask", Some(params));
-    ctx.adapt(&mut req);
-    let _ = ctx.exchange(ORIGIN, req).await;
+    let params = normalize_params("cancel_task", json!({"id": id}), ctx.primary_tenant(), &Behaviors::None);
+    let rid = format!("kit-discover-{}", uuid::Uuid::new_v4().simple());
+    if let Ok(req) = ctx.own_request(&rid, "CancelTask", params) {
+        let _ = ctx.exchange(ORIGIN, req).await;
+    }
 }
 
 #[cfg(test)]

@@ -127,7 +127,7 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
                 // Under a workaround that reads bare SendMessage results, a check that is not
                 // about the SendMessageResponse shape judges the task or message where the 1.0
                 // shape has it: the shape is its owners' finding, not every reader's.
-                let shaped = (op == "send_message" && !run.owns_send_shape()).then(|| run.read_send(&result)).flatten();
+                let shaped = run.read_result(op, &result);
                 expect_body(run, &step.id, Some(shaped.as_ref().unwrap_or(&result)), exp)?;
             }
             Ok(Some(result))

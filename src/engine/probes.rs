@@ -318,7 +318,8 @@ async fn non_blocking_send(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
         ));
     };
     let started = start_timed(run, "send", &text).await?;
-    let state = started.state.clone().unwrap_or_default();
+    let spelled = started.state.clone().unwrap_or_default();
+    let state = super::workaround::state_name(&spelled).map(str::to_owned).unwrap_or(spelled);
     // §3.2.2 counts an interrupted task as in progress too ("e.g., TASK_STATE_WORKING,
     // TASK_STATE_INPUT_REQUIRED"): only a task already ended can show an answer that waited.
     if in_progress(&state) || non_blocking::INTERRUPTED.contains(&state.as_str()) {
@@ -675,6 +676,8 @@ const CREATE_ANCHORS: [&str; 3] = ["PUSH-CFG-001", "KIT-SEND-004", "CORE-GET-001
 
 async fn create_push_config(run: &mut CheckRun<'_>, task: &str, mut config: Value) -> Result<(), StepFail> {
     config["taskId"] = json!(task);
+    let local = on_local_address(&config);
+    let public = local.then(|| json!(with_public_url(&config)));
     let cfg = normalize_params("create_push_config", config, &run.ctx.tenant, &run.ctx.behaviors);
     let req = rpc_request(&run.ctx.rpc_url, &json!("create"), "CreateTaskPushNotificationConfig", Some(cfg));
     let x = run.exchange("create", req).await?;
@@ -683,6 +686,27 @@ async fn create_push_config(run: &mut CheckRun<'_>, task: &str, mut config: Valu
         return Err(cut_by_kit("create", run.ctx.client.config().max_body_bytes));
     }
     let v = x.json().map_err(|e| StepFail::violation("create", format!("not JSON: {e}")))?;
+    if v.get("error").is_some()
+        && let Some(public) = public
+    {
+        // The same config on a public name: taken, the refusal was about the address.
+        let cfg = normalize_params("create_push_config", public, &run.ctx.tenant, &run.ctx.behaviors);
+        let req = rpc_request(&run.ctx.rpc_url, &json!("create-public"), "CreateTaskPushNotificationConfig", Some(cfg));
+        let y = run.exchange("create-public", req).await?;
+        run.keep(y.to_evidence(Some("create-public"), &run.ctx.redactor));
+        if let Some(id) = y.json().ok().as_ref().and_then(|v| v.pointer("/result/id")).and_then(Value::as_str) {
+            let params = json!({"taskId": task, "id": id});
+            let params = normalize_params("delete_push_config", params, &run.ctx.tenant, &run.ctx.behaviors);
+            let req = rpc_request(
+                &run.ctx.rpc_url,
+                &json!("delete-public"),
+                "DeleteTaskPushNotificationConfig",
+                Some(params),
+            );
+            let _ = run.exchange("delete-public", req).await;
+            return Err(guarded_against(&v));
+        }
+    }
     if v.get("result").is_none() {
         return Err(anchored(
             &CREATE_ANCHORS,
@@ -718,6 +742,7 @@ async fn running_task_with_config(run: &mut CheckRun<'_>, config: &Value) -> Res
 /// SendMessage of `text` with the push config in its configuration (§3.2.2), answered at once; the
 /// id of the task it started.
 async fn start_with_push_config(run: &mut CheckRun<'_>, text: &str, config: Value) -> Result<String, StepFail> {
+    let public = on_local_address(&config).then(|| with_public_url(&config));
     let params = json!({
         "message": {"role": "ROLE_USER", "parts": [{"text": text}]},
         "configuration": {"returnImmediately": true, "taskPushNotificationConfig": config},
@@ -730,6 +755,23 @@ async fn start_with_push_config(run: &mut CheckRun<'_>, text: &str, config: Valu
         return Err(cut_by_kit("start", run.ctx.client.config().max_body_bytes));
     }
     let v = x.json().map_err(|e| StepFail::violation("start", format!("SendMessage answer is not JSON: {e}")))?;
+    if v.get("error").is_some()
+        && let Some(public) = public
+    {
+        // The same message with the config on a public name: taken, the refusal was about the
+        // address (the task it starts notifies a host that serves no webhook).
+        let params = json!({
+            "message": {"role": "ROLE_USER", "parts": [{"text": text}]},
+            "configuration": {"returnImmediately": true, "taskPushNotificationConfig": public},
+        });
+        let params = normalize_params("send_message", params, &run.ctx.tenant, &run.ctx.behaviors);
+        let req = rpc_request(&run.ctx.rpc_url, &json!("start-public"), "SendMessage", Some(params));
+        let y = run.exchange("start-public", req).await?;
+        run.keep(y.to_evidence(Some("start-public"), &run.ctx.redactor));
+        if y.json().ok().is_some_and(|w| w.get("result").is_some()) {
+            return Err(guarded_against(&v));
+        }
+    }
     let result = v.get("result").map(|r| run.read_send(r).unwrap_or_else(|| r.clone())).unwrap_or_default();
     if let Some(id) = result.pointer("/task/id").and_then(Value::as_str) {
         return Ok(id.to_owned());
@@ -741,6 +783,48 @@ async fn start_with_push_config(run: &mut CheckRun<'_>, text: &str, config: Valu
         ));
     }
     Err(StepFail::violation("start", format!("SendMessage with a push config did not start a task: {}", compact(&v))))
+}
+
+/// True when a push config's webhook is on a loopback or private address, as the kit's own
+/// receiver is unless `--webhook-url` says otherwise.
+fn on_local_address(config: &Value) -> bool {
+    let Some(host) = config
+        .get("url")
+        .and_then(Value::as_str)
+        .and_then(|u| reqwest::Url::parse(u).ok())
+        .and_then(|u| u.host_str().map(|h| h.trim_matches(['[', ']']).to_ascii_lowercase()))
+    else {
+        return false;
+    };
+    host == "localhost"
+        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| match ip {
+            std::net::IpAddr::V4(v4) => v4.is_loopback() || v4.is_private() || v4.is_link_local(),
+            std::net::IpAddr::V6(v6) => v6.is_loopback() || v6.is_unique_local() || v6.is_unicast_link_local(),
+        })
+}
+
+/// `config` pointing at a public name instead.
+fn with_public_url(config: &Value) -> Value {
+    let mut c = config.clone();
+    c["url"] = json!(security::push_url());
+    c
+}
+
+/// The skip of a delivery check whose config on the kit's loopback receiver the agent refused
+/// (`refusal`) while it took the same config on a public name: §13.2 advises agents to refuse
+/// those addresses ("Agents SHOULD validate webhook URLs to prevent SSRF", "Reject private IP
+/// ranges"), so it is no violation, and the delivery cannot be seen from here.
+fn guarded_against(refusal: &Value) -> StepFail {
+    StepFail::Skip(
+        SkipReason::PreconditionFailed,
+        format!(
+            "the agent refused a push config whose webhook is the kit's receiver, on a loopback address ({}), and \
+             took the same config on a public name: it guards against SSRF as §13.2 advises (\"Reject private IP \
+             ranges\"), so delivery cannot be seen from here; give --webhook-bind and --webhook-url a public address \
+             of the kit's receiver to grade it",
+            compact(refusal.get("error").unwrap_or(refusal))
+        ),
+    )
 }
 
 /// True for a state after which a task changes no more until a client acts: terminal or

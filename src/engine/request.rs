@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::context::{Callers, CheckRun, StepFail};
 use super::evidence::ToEvidence as _;
 use crate::client::http::{HttpExchange, HttpRequest, StreamExchange};
-use crate::client::rest::{envelope, rest_request, subscribe_by_get};
+use crate::client::rest::{envelope, read_answer, rest_request, subscribe_by_get};
 use crate::client::rpc::rpc_request;
 use crate::report::SkipReason;
 use crate::sse::SseLimits;
@@ -235,7 +235,8 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
     let to_card = step.operation.as_deref() == Some("get_agent_card")
         || step.raw.as_ref().is_some_and(|r| r.path.starts_with("/.well-known/") || r.path.starts_with("http"));
     let rest = binding_of(run, step) == Binding::HttpJson && step.raw.is_none();
-    if !to_card && !rest && run.ctx.rpc_url.is_empty() {
+    // A raw request goes where its path says (checked once rendered, in `raw_request`).
+    if !to_card && !rest && step.raw.is_none() && run.ctx.rpc_url.is_empty() {
         return Err(StepFail::undecided(&step.id, "the card offers no A2A 1.0 JSON-RPC interface to send this to"));
     }
     if !to_card && rest && run.ctx.rest_url.is_empty() {
@@ -280,7 +281,7 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
         let fallback = (rest && step.operation.as_deref() == Some("subscribe_to_task")).then(|| subscribe_by_get(&req));
         let mut x = run.exchange_stream_as(&step.id, req, &limits, stop, own_version).await?;
         if let Some(get) = fallback
-            && x.status == 405
+            && verb_not_served(x.status, &x.body)
         {
             run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
             x = run.exchange_stream_as(&step.id, get, &limits, stop, own_version).await?;
@@ -325,11 +326,24 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
     }
 }
 
+/// Whether an HTTP+JSON agent answered as one that does not serve the request's verb on that path:
+/// 405 or 501, or a 404 that names no A2A error (a router's "no such route", not a TaskNotFound).
+/// SubscribeToTask is then tried with the other verb the spec names (digest §14 item 1).
+fn verb_not_served(status: u16, body: &[u8]) -> bool {
+    match status {
+        405 | 501 => true,
+        404 => {
+            let body = serde_json::from_slice::<Value>(body).ok();
+            envelope(404, body.as_ref()).is_none_or(|e| e.pointer("/error/code").is_none_or(Value::is_null))
+        }
+        _ => false,
+    }
+}
+
 /// An HTTP+JSON answer, once kept as evidence as it came, read in the JSON-RPC shape the graders
 /// read (`client::rest::envelope`); a body that is not JSON stays as it is, for the graders to say so.
 fn read_rest_answer(body: &mut Vec<u8>, status: u16) {
-    let parsed = serde_json::from_slice::<Value>(body).ok();
-    if let Some(shaped) = envelope(status, parsed.as_ref()) {
+    if let Some(shaped) = read_answer(status, body) {
         *body = serde_json::to_vec(&shaped).unwrap_or_default();
     }
 }
@@ -419,9 +433,14 @@ pub(crate) fn cut_by_kit(step: &str, cap: usize) -> StepFail {
 fn raw_request(run: &CheckRun<'_>, step: &str, raw: &RawRequest) -> Result<HttpRequest, StepFail> {
     let path = run.render_str(step, &raw.path)?;
     // ACTS posts JSON-RPC to "the interface root", written "/" (digest §2).
+    let absolute = path.starts_with("http://") || path.starts_with("https://");
+    let to_interface = path.is_empty() || path == "/" || (!absolute && !path.starts_with('/'));
+    if to_interface && run.ctx.rpc_url.is_empty() {
+        return Err(StepFail::undecided(step, "the card offers no A2A 1.0 JSON-RPC interface to send this to"));
+    }
     let url = if path.is_empty() || path == "/" {
         run.ctx.rpc_url.clone()
-    } else if path.starts_with("http://") || path.starts_with("https://") {
+    } else if absolute {
         path
     } else if path.starts_with('/') {
         format!("{}{path}", run.ctx.base_url)
@@ -548,6 +567,18 @@ mod tests {
             assert_eq!(enough_events(Some(&es(v.clone()))), None, "{v}");
         }
         assert_eq!(enough_events(None), None);
+    }
+
+    #[test]
+    fn a_verb_the_agent_does_not_route_is_told_from_a_missing_task() {
+        assert!(verb_not_served(405, b""));
+        assert!(verb_not_served(501, b"not implemented"));
+        assert!(verb_not_served(404, br#"{"detail": "Not Found"}"#), "a router's 404");
+        assert!(verb_not_served(404, b"<html>404</html>"));
+        let missing = br#"{"error": {"code": 404, "status": "NOT_FOUND", "message": "no task",
+            "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND"}]}}"#;
+        assert!(!verb_not_served(404, missing), "a TaskNotFoundError is the answer");
+        assert!(!verb_not_served(400, b""));
     }
 
     #[test]

@@ -59,6 +59,7 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
     loop {
         attempt += 1;
         let answer = send(run, step).await?;
+        let answer = if step.all_pages { every_page(run, step, answer).await? } else { answer };
         // A blocking answer whose task is still in progress is judged once the task settled.
         let answer = settle_answer(run, step, last, answer).await;
         if let Some(why) = late_subscription(run, step, &answer).await {
@@ -66,7 +67,7 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
         }
         // Polling decides on the raw answer; the step's expectations apply to the final one only.
         if let Some(rep) = &step.repeat {
-            let done = assert::eval_until(&rep.until, &peek_root(&answer))
+            let done = assert::eval_until(&rep.until, &read_as_graded(run, step, peek_root(&answer)))
                 .map_err(|e| StepFail::undecided(&step.id, format!("repeat.until: {e}")))?;
             if !done {
                 if attempt >= attempts {
@@ -90,7 +91,7 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
         }
         if let Some(guard) = &step.only_if
             && let Some(root) = success_root(step, &answer)
-            && !guard_holds(run, &step.id, guard, &root)?
+            && !guard_holds(run, &step.id, guard, &read_as_graded(run, step, root))?
         {
             // A stream the kit cut short may not have shown yet what the check needs.
             if let Answer::Stream(x) = &answer
@@ -114,7 +115,57 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
             }
             r => r?,
         };
+        if let Some(again) = with_supplied(step, &answer, root.as_ref(), run) {
+            return Box::pin(run_step(run, &again, last)).await;
+        }
         return finish_step(run, step, &answer, root);
+    }
+}
+
+/// The step once more with the kit's own value for each capture it may supply (`supply`) that the
+/// answer does not hold; `None` when nothing is missing.
+fn with_supplied(step: &Step, answer: &Answer, root: Option<&Value>, run: &CheckRun<'_>) -> Option<Step> {
+    if step.supply.is_empty() {
+        return None;
+    }
+    let root = root.cloned().unwrap_or(Value::Null);
+    let shaped = (step.operation.as_deref() == Some("send_message")).then(|| run.read_send(&root)).flatten();
+    let read = shaped.as_ref().unwrap_or(&root);
+    let missing: Vec<(&String, &String)> = step
+        .supply
+        .iter()
+        .filter(|(var, _)| {
+            step.capture.get(*var).is_some_and(|path| capture(answer, read, path).filter(|v| given(path, v)).is_none())
+        })
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let mut again = step.clone();
+    again.supply.clear();
+    let mut params = again.params.take().unwrap_or_else(|| json!({}));
+    for (var, pointer) in missing {
+        let value = json!(format!("kit-{var}-{}", uuid::Uuid::new_v4().simple()));
+        set_pointer(&mut params, pointer, value);
+    }
+    again.params = Some(params);
+    Some(again)
+}
+
+/// Sets `value` at `pointer`, creating the objects on the way.
+fn set_pointer(root: &mut Value, pointer: &str, value: Value) {
+    let mut at = root;
+    let parts: Vec<String> = pointer.split('/').skip(1).map(|p| p.replace("~1", "/").replace("~0", "~")).collect();
+    for (i, part) in parts.iter().enumerate() {
+        if !at.is_object() {
+            *at = json!({});
+        }
+        let map = at.as_object_mut().expect("an object");
+        if i + 1 == parts.len() {
+            map.insert(part.clone(), value);
+            return;
+        }
+        at = map.entry(part.clone()).or_insert_with(|| json!({}));
     }
 }
 
@@ -174,6 +225,52 @@ fn percent_decoded(s: &str) -> String {
         .unwrap_or_else(|| s.to_owned())
 }
 
+/// Most pages a step with `all_pages` reads.
+const MAX_PAGES: usize = 20;
+
+/// The answer of a list step over all its pages: while the page read names a `nextPageToken`, the
+/// step is sent again with it as `pageToken`, and the pages' lists are joined into the last
+/// answer (each page is kept as evidence as it came). An error answer, or one that is not a list,
+/// ends the reading: the step grades it as it is.
+async fn every_page(run: &mut CheckRun<'_>, step: &Step, first: Answer) -> Result<Answer, StepFail> {
+    let Answer::Single(mut x) = first else { return Ok(first) };
+    // An answer over either binding reads in the JSON-RPC shape here: the list is the `result`.
+    let list_of = |v: &Value| -> Option<Value> { v.get("result").filter(|r| r.is_object()).cloned() };
+    let Some(mut joined) = x.json().ok().as_ref().and_then(list_of) else { return Ok(Answer::Single(x)) };
+    for _ in 1..MAX_PAGES {
+        let token = joined.get("nextPageToken").and_then(Value::as_str).unwrap_or_default().to_owned();
+        if token.is_empty() {
+            break;
+        }
+        let mut next = step.clone();
+        let mut params = next.params.take().unwrap_or_else(|| json!({}));
+        params["pageToken"] = json!(token);
+        next.params = Some(params);
+        let Answer::Single(y) = send(run, &next).await? else { break };
+        let Some(page) = y.json().ok().as_ref().and_then(list_of) else {
+            return Ok(Answer::Single(y));
+        };
+        if let (Some(all), Some(more)) = (joined.as_object_mut(), page.as_object()) {
+            for (k, v) in more {
+                match (all.get_mut(k), v) {
+                    (Some(Value::Array(items)), Value::Array(new)) => items.extend(new.iter().cloned()),
+                    _ => {
+                        all.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            if !more.contains_key("nextPageToken") {
+                all.remove("nextPageToken");
+            }
+        }
+        x = y;
+    }
+    let mut body = x.json().unwrap_or(Value::Null);
+    body["result"] = joined;
+    x.body = serde_json::to_vec(&body).unwrap_or_default();
+    Ok(Answer::Single(x))
+}
+
 /// What the agent chose to answer, when the answer is a success: the JSON-RPC `result` (the body
 /// for the card and raw requests, when 2xx), or every event's `result` of a stream made only of
 /// results. `None` for anything that failed, which the step's expectations grade instead.
@@ -217,6 +314,14 @@ fn guard_holds(run: &CheckRun<'_>, step: &str, guard: &OnlyIf, root: &Value) -> 
     Ok(true)
 }
 
+/// A success root as the check grades it (a stream's roots as they came).
+fn read_as_graded(run: &CheckRun<'_>, step: &Step, root: Value) -> Value {
+    match step.operation.as_deref() {
+        Some(op) if !root.is_array() => run.read_result(op, &root).unwrap_or(root),
+        _ => root,
+    }
+}
+
 /// The answer's assertion root without any checking: the JSON-RPC `result` (or the whole body),
 /// or a stream's first result.
 fn peek_root(answer: &Answer) -> Value {
@@ -237,26 +342,58 @@ fn finish_step(run: &mut CheckRun<'_>, step: &Step, answer: &Answer, root: Optio
     // Under a workaround that reads bare SendMessage results, captures and the `response` later
     // steps compare with read the task or message where the 1.0 shape has it (the shape is its
     // owners' finding, not every reader's).
-    let reads = !step.capture.is_empty() || !run.owns_send_shape();
-    let shaped = (reads && step.operation.as_deref() == Some("send_message")).then(|| run.read_send(&root)).flatten();
+    // Captures read the answer as the other checks grade it; a check of the answer's shape keeps
+    // it as it came for its own assertions.
+    let op = step.operation.as_deref().unwrap_or_default();
+    let shaped = if op == "send_message" && !step.capture.is_empty() {
+        run.read_send(&root)
+    } else {
+        run.read_result(op, &root)
+    };
     for (var, path) in &step.capture {
-        let value = capture(answer, shaped.as_ref().unwrap_or(&root), path).ok_or_else(|| {
-            StepFail::Violation(Failure {
-                message: format!("capture {var}: nothing at `{path}` in the answer"),
-                step_id: Some(step.id.clone()),
-                pointer: None,
-                expected: Some(format!("a value at `{path}`")),
-                actual: Some(compact(&root)),
-            })
-        })?;
+        // A value the answer does not hold is nothing this check may send on, nor a finding of
+        // its own: a member the spec requires is its owner's to miss, and an optional one (a
+        // contextId the agent did not generate, a task where it answered with a Message) is the
+        // agent's choice. The check cannot go on, and says why.
+        let Some(value) = capture(answer, shaped.as_ref().unwrap_or(&root), path).filter(|v| given(path, v)) else {
+            let read = shaped.as_ref().unwrap_or(&root);
+            let field = path.rsplit('.').next().unwrap_or(path);
+            let what = if read.get("message").is_some() && read.get("task").is_none() {
+                "it answered with a Message, not a Task".to_owned()
+            } else if let Some(task) = read.get("task").or_else(|| read.get("status").map(|_| read)) {
+                let id = task.get("id").map(compact).unwrap_or_else(|| "<no id>".into());
+                format!("the task it returned ({id}) has no `{field}`")
+            } else {
+                format!("it answered {}", compact(read))
+            };
+            return Err(StepFail::Skip(
+                SkipReason::BehaviorNotAvailable,
+                format!(
+                    "the agent's answer to step `{}` holds nothing at `{path}`, which the check goes on with: {what}",
+                    step.id
+                ),
+            ));
+        };
         run.vars.set_step(&step.id, var, value);
     }
-    let response = if run.owns_send_shape() { root } else { shaped.unwrap_or(root) };
+    let response = match op {
+        "send_message" if run.owns_send_shape() => root,
+        _ => shaped.unwrap_or(root),
+    };
     run.vars.set_step(&step.id, "response", response);
     for a in &step.assertions {
         named_assertion(run, &step.id, a)?;
     }
     Ok(())
+}
+
+/// Whether a captured value is one the agent gave: `null` is none, and an empty id is none either
+/// (a proto3 string left unset reads as "", and a request carrying it filters or refers to
+/// nothing).
+fn given(path: &str, v: &Value) -> bool {
+    let field = path.rsplit(['.', '/']).next().unwrap_or(path);
+    let id = field == "id" || field.ends_with("Id");
+    !v.is_null() && !(id && v.as_str() == Some(""))
 }
 
 fn capture(answer: &Answer, root: &Value, path: &str) -> Option<Value> {
@@ -271,4 +408,29 @@ fn capture(answer: &Answer, root: &Value, path: &str) -> Option<Value> {
         return headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| json!(v));
     }
     paths::get(root, path).ok().flatten().cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_the_agent_did_not_give_is_not_captured() {
+        assert!(!given("task.contextId", &Value::Null));
+        assert!(!given("task.contextId", &json!("")));
+        assert!(!given("id", &json!("")));
+        assert!(given("task.contextId", &json!("c-1")));
+        // An empty text is a value; only an unset id reads as "".
+        assert!(given("task.status.message.parts.0.text", &json!("")));
+    }
+
+    #[test]
+    fn a_supplied_value_is_set_where_the_pointer_says_creating_the_way() {
+        let mut p = json!({"message": {"role": "ROLE_USER"}});
+        set_pointer(&mut p, "/message/contextId", json!("kit-c"));
+        assert_eq!(p, json!({"message": {"role": "ROLE_USER", "contextId": "kit-c"}}));
+        let mut q = json!({});
+        set_pointer(&mut q, "/configuration/a~1b", json!(1));
+        assert_eq!(q, json!({"configuration": {"a/b": 1}}));
+    }
 }

@@ -21,7 +21,7 @@ use crate::suite::template::Vars;
 pub const WIRE_SCHEMA: &str = "WIRE-SCHEMA";
 /// Id of the synthetic check that judges the id of every JSON-RPC answer of the run.
 pub const ID_ECHO: &str = "JSONRPC-ID-001";
-/// Synthetic: the JSON-RPC interface can be used (on an allowed host, and answering).
+/// Synthetic: the interfaces the run grades can be used (on an allowed host, and answering).
 pub const INTERFACE: &str = "KIT-IFACE-001";
 /// HTTP+JSON streams carry bare StreamResponses (§11.7).
 pub const REST_SSE: &str = "REST-SSE-001";
@@ -191,7 +191,8 @@ async fn run_one(
     // Graded under the workaround, the check sent what the agent accepts: CORE-SEND-001's refusal
     // of the 1.0 spelling is not why it ended this way, so its finding stays its own.
     if !result.workaround.is_empty() {
-        causes.retain(|c| c != super::diagnosis::ANCHOR);
+        let anchor = ctx.primary.unwrap_or(crate::suite::binding::Binding::JsonRpc).check_id(super::diagnosis::ANCHOR);
+        causes.retain(|c| *c != anchor);
     }
     let mut deferred = None;
     for cause in causes {
@@ -322,7 +323,26 @@ fn base_vars(ctx: &Ctx, check: &PlannedCheck) -> Vars {
     if let Some(hook) = &ctx.webhook {
         v.set("webhookUrl", json!(hook.new_endpoint().0));
     }
+    // Where push configs point when nothing is to be delivered (creating, reading, listing,
+    // deleting them): a public name, so that an agent guarding against SSRF (§13.2: "Reject
+    // private IP ranges") takes it as it takes a real client's; only delivery needs the kit's own
+    // receiver, which listens on loopback.
+    v.set("pushUrl", json!(super::security::push_url()));
     v
+}
+
+/// Whether the card lists any interface at all.
+fn declares_interfaces(card: &Value) -> bool {
+    card.get("supportedInterfaces").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
+}
+
+/// The card check that requires supportedInterfaces, when it failed.
+fn failed_card_check(others: &[CheckResult]) -> Option<&'static str> {
+    const CARD_INTERFACES: &str = "CARD-DISC-002";
+    others
+        .iter()
+        .any(|r| r.id == CARD_INTERFACES && matches!(r.outcome, Outcome::Fail | Outcome::Warn))
+        .then_some(CARD_INTERFACES)
 }
 
 fn decide_synthetic(ctx: &Ctx, check: &PlannedCheck, others: &[CheckResult]) -> CheckResult {
@@ -332,6 +352,18 @@ fn decide_synthetic(ctx: &Ctx, check: &PlannedCheck, others: &[CheckResult]) -> 
         ID_ECHO => ids_echoed(ctx, &meta),
         INTERFACE => match &ctx.interface_problem {
             None => CheckResult::new(&meta, Outcome::Pass),
+            // A card without the REQUIRED supportedInterfaces names nothing to use: that is the
+            // card check's finding, decided, and no interface is left undecided by it.
+            Some(why) if !declares_interfaces(&ctx.discovery.card) => match failed_card_check(others) {
+                Some(card) => CheckResult {
+                    depends_on: Some(card.to_owned()),
+                    ..CheckResult::skipped(&meta, SkipReason::DependsOnFailed, format!("{card} failed: {why}"))
+                },
+                None => CheckResult {
+                    failure: Some(Failure { message: why.clone(), ..Failure::default() }),
+                    ..CheckResult::new(&meta, Outcome::Error)
+                },
+            },
             Some(why) => CheckResult {
                 failure: Some(Failure { message: why.clone(), ..Failure::default() }),
                 ..CheckResult::new(&meta, Outcome::Error)

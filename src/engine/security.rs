@@ -220,10 +220,8 @@ async fn first_callers_task(run: &mut CheckRun<'_>, push: bool) -> Result<(Strin
     if !push {
         return Ok((task, None));
     }
-    let Some(hook) = run.ctx.webhook.clone() else {
-        return Err(StepFail::undecided("a-push", "no webhook receiver is running (see --webhook-bind)"));
-    };
-    let (url, _) = hook.new_endpoint();
+    // Nothing is delivered: a public name, which an agent guarding against SSRF accepts.
+    let url = push_url();
     let r = call(run, "a-push", "CreateTaskPushNotificationConfig", json!({"taskId": task, "url": url}), false).await?;
     match r.body.pointer("/result/id").and_then(Value::as_str) {
         Some(id) => Ok((task, Some(id.to_owned()))),
@@ -365,10 +363,7 @@ pub async fn tenant_isolation(run: &mut CheckRun<'_>, params: &Value) -> Result<
     let (task, config) = first_callers_task(run, push).await?;
     let config = config.unwrap_or_default();
     let missing = uuid::Uuid::new_v4().to_string();
-    let url = match &run.ctx.webhook {
-        Some(h) => h.new_endpoint().0,
-        None => String::new(),
-    };
+    let url = push_url();
     let prompt = run.ctx.prompt.clone();
     if params.get("grade").and_then(Value::as_str) == Some("timing") {
         return timing(run, &task, &missing).await;
@@ -444,6 +439,13 @@ pub async fn tenant_isolation(run: &mut CheckRun<'_>, params: &Value) -> Result<
         }
     }
     Ok(())
+}
+
+/// A fresh webhook URL for a push config nothing is to be delivered to: example.com is reserved for
+/// documentation (RFC 2606), resolves, and serves no webhook, and its name is public, so an agent
+/// guarding against SSRF takes it.
+pub(crate) fn push_url() -> String {
+    format!("https://example.com/a2a-conform/webhook/{}", uuid::Uuid::new_v4().simple())
 }
 
 #[cfg(test)]

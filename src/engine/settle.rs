@@ -188,13 +188,16 @@ pub(crate) async fn settle_result(ctx: &Ctx, origin: &str, sent: &HttpRequest, r
     let Some(body) = sent.body.as_deref().and_then(|b| serde_json::from_slice::<Value>(b).ok()) else {
         return result;
     };
+    let rest = (ctx.primary == Some(Binding::HttpJson)).then_some(ctx.rest_url.as_str());
+    // An HTTP+JSON SendMessage body is the request itself, JSON-RPC's params.
+    let body = if rest.is_some() { json!({ "params": body }) } else { body };
     if non_blocking(&body) {
         return result;
     }
     let Some(task) = in_progress_task(&result) else { return result };
-    let params = get_params(&body, &task, &ctx.tenant, &Behaviors::None);
+    let params = get_params(&body, &task, ctx.primary_tenant(), &Behaviors::None);
     let template = HttpRequest { body: None, ..sent.clone() };
-    let settled = poll(ctx, origin, template, params, None, |req| {
+    let settled = poll(ctx, origin, template, params, rest, |req| {
         ctx.adapt(req);
     })
     .await;

@@ -28,6 +28,13 @@ const STATES: &[(&str, &str)] = &[
     ("TASK_STATE_UNSPECIFIED", "unknown"),
 ];
 
+/// The 1.0 name of a task state spelled the 0.3 way (`completed`), or the 1.0 name itself: a check
+/// that only needs to know whether a task had ended reads through the spelling, which is the
+/// enum checks' finding.
+pub fn state_name(spelled: &str) -> Option<&'static str> {
+    STATES.iter().find(|(name, old)| *name == spelled || *old == spelled).map(|(name, _)| *name)
+}
+
 /// What each change is called where a result says it was graded under it.
 pub const ROLES_NOTE: &str = "role sent in its 0.3 spelling (ROLE_USER as user, ROLE_AGENT as agent)";
 pub const STATES_NOTE: &str = "task states sent in their 0.3 spelling (TASK_STATE_COMPLETED as completed, ...)";
@@ -36,6 +43,9 @@ pub const METHOD_NOTE: &str = "SendMessage sent as the 0.3 method message/send";
 pub const NO_VERSION_NOTE: &str = "A2A-Version header left out";
 pub const LEGACY_VERSION_NOTE: &str = "A2A-Version 0.3 sent instead of 1.0";
 pub const BARE_NOTE: &str = "a bare Task or Message SendMessage result read as {\"task\": …} or {\"message\": …}";
+/// The note of a check that read a GetTask or CancelTask answer inside the `task` wrapper the agent
+/// put it in (the wrapper is KIT-TASK-001's and KIT-CANCEL-006's finding).
+pub const WRAPPED_TASK_NOTE: &str = "a Task answered inside {\"task\": …} read as the Task itself";
 
 /// How a request names its protocol version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,6 +237,31 @@ impl Workaround {
             notes = self.spelling.body(&mut envelope);
             if !notes.is_empty() {
                 req.body = Some(serde_json::to_vec(&envelope).unwrap_or_default().into());
+            }
+        }
+        if !own_version && let Some(note) = self.spelling.headers(req) {
+            notes.push(note);
+        }
+        notes
+    }
+
+    /// [`Workaround::rewrite`] for a request to the HTTP+JSON interface at `rest_url`: its body is
+    /// the params themselves (the operation is named by the path, so there is no method to spell),
+    /// and the version header goes as for JSON-RPC.
+    pub fn rewrite_rest(&self, req: &mut HttpRequest, rest_url: &str, own_version: bool) -> Vec<&'static str> {
+        if rest_url.is_empty() || !req.url.starts_with(rest_url.trim_end_matches('/')) {
+            return Vec::new();
+        }
+        let mut notes = Vec::new();
+        if let Some(body) = &req.body
+            && let Ok(params) = serde_json::from_slice::<Value>(body)
+            && params.is_object()
+            && serde_json::to_vec(&params).is_ok_and(|b| &b == body)
+        {
+            let mut envelope = serde_json::json!({ "params": params });
+            notes = self.spelling.body(&mut envelope);
+            if !notes.is_empty() {
+                req.body = Some(serde_json::to_vec(&envelope["params"]).unwrap_or_default().into());
             }
         }
         if !own_version && let Some(note) = self.spelling.headers(req) {

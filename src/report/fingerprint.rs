@@ -32,6 +32,23 @@ pub enum Fingerprint {
     Seen { name: String, actual: String },
     /// The kit could not decide, for the same stated reason (an agent that stopped answering).
     Undecided { message: String },
+    /// The agent did not do what a member of the request asked (`message.taskId`,
+    /// `message.contextId`, the `A2A-Version` service parameter), as the exchange shows: the answer
+    /// is about another task or context, or an unsupported version was served.
+    Ignored { what: String },
+    /// The same error (its code, and its message up to the first colon) answered where another
+    /// error is due, whichever method and whatever error: an agent's one wrong mapping.
+    WrongError { code: Option<i64>, due: Option<i64>, stem: Option<String> },
+    /// A catch-all finding (every payload's schema, every answer's id) whose first instance was
+    /// seen in the exchanges of `check`; every finding also has its own check's: the catch-all
+    /// then tells nothing the finding does not.
+    Origin { check: String },
+    /// The same words of the kit's for a finding that has no place to point at (the order of a
+    /// stream's events, say).
+    Said { message: String },
+    /// Findings about members of one name, wherever they stand: the coarsest reading, grouping
+    /// only what nothing more precise did.
+    Member { name: String },
     /// Nothing another finding could share: the finding is a cause of its own.
     Alone,
 }
@@ -58,6 +75,13 @@ impl Fingerprint {
                 Fingerprint::Value { pointer: blank(pointer), expected: blank(expected), actual: blank(actual) }
             }
             Fingerprint::Undecided { message } => Fingerprint::Undecided { message: blank(message) },
+            Fingerprint::WrongError { code, due, stem } => Fingerprint::WrongError {
+                code: *code,
+                due: *due,
+                stem: stem.as_ref().map(|s| names_blanked(&blank(s))),
+            },
+            Fingerprint::Said { message } => Fingerprint::Said { message: digits_blanked(&blank(message)) },
+            Fingerprint::Ignored { .. } | Fingerprint::Origin { .. } | Fingerprint::Member { .. } => self.clone(),
             Fingerprint::Alone => return None,
         };
         Some(blanked.to_string())
@@ -89,8 +113,37 @@ impl fmt::Display for Fingerprint {
                 write!(f, "{} is {actual} where {expected} is due", place(pointer))
             }
             Fingerprint::Undecided { message } => write!(f, "undecided: {message}"),
+            Fingerprint::Ignored { what } => write!(f, "{what} ignored"),
+            Fingerprint::WrongError { code, due, stem } => {
+                write!(f, "JSON-RPC error {}", code_words(*code, stem.as_deref()))?;
+                match due {
+                    Some(d) => write!(f, " where {} is due", described(*d)),
+                    None => f.write_str(" where another error is due"),
+                }
+            }
+            Fingerprint::Origin { check } => write!(f, "seen first in {check}"),
+            Fingerprint::Said { message } => f.write_str(message),
+            Fingerprint::Member { name } => write!(f, "`{name}`"),
             Fingerprint::Alone => f.write_str("its own"),
         }
+    }
+}
+
+impl Fingerprint {
+    /// How precise a reading it is: findings are grouped by the precise readings first (0), then
+    /// by what links them (1: where a catch-all first saw its instance, the same words), and last
+    /// by the members they are about (2).
+    pub fn tier(&self) -> u8 {
+        match self {
+            Fingerprint::Origin { .. } | Fingerprint::Said { .. } => 1,
+            Fingerprint::Member { .. } => 2,
+            _ => 0,
+        }
+    }
+
+    /// Whether it only links findings, so that their cause is told by its root's own reading.
+    pub fn links(&self) -> bool {
+        self.tier() > 0
     }
 }
 
@@ -205,17 +258,146 @@ pub fn fingerprint(r: &CheckResult) -> Fingerprint {
 /// also the value seen in that member. Causes take, of these, the one most findings share.
 pub fn candidates(r: &CheckResult) -> Vec<Fingerprint> {
     let first = fingerprint(r);
-    let mut all = vec![first.clone()];
+    if !is_finding(r) {
+        return vec![first];
+    }
+    let mut all = Vec::new();
+    all.extend(ignored(r));
+    all.push(first.clone());
     match &first {
-        Fingerprint::RpcError { wanted_error: true, .. } => all.extend(error_due(r)),
+        Fingerprint::RpcError { wanted_error: true, .. } => {
+            all.extend(wrong_error(r));
+            all.extend(error_due(r));
+        }
+        Fingerprint::ErrorDue { .. } => all.extend(wrong_error(r)),
         Fingerprint::Value { pointer, actual, .. } => {
             if let Some(name) = member_name(pointer) {
                 all.push(Fingerprint::Seen { name: name.to_owned(), actual: actual.clone() });
             }
         }
+        Fingerprint::Alone => {
+            if let Some(m) = r.failure.as_ref().map(|f| f.message.lines().next().unwrap_or("").to_owned())
+                && !m.is_empty()
+            {
+                all.push(Fingerprint::Said { message: m });
+            }
+        }
         _ => {}
     }
+    let plain = plain_id(&r.id).to_owned();
+    all.push(Fingerprint::Origin { check: first_seen_in(r).unwrap_or(plain) });
+    if let Some(name) = r.failure.as_ref().and_then(|f| f.pointer.as_deref()).and_then(member_name) {
+        all.push(Fingerprint::Member { name: name.to_owned() });
+    }
     all
+}
+
+/// The check id of `id` whatever binding graded it.
+fn plain_id(id: &str) -> &str {
+    id.strip_suffix(']').and_then(|b| b.rsplit_once('[')).map_or(id, |(plain, _)| plain)
+}
+
+/// For a catch-all finding (its failure names no step, its `actual` lists instances as
+/// `CHECK / step: …`), the check whose exchange showed the first instance.
+fn first_seen_in(r: &CheckResult) -> Option<String> {
+    let f = r.failure.as_ref()?;
+    if f.step_id.is_some() {
+        return None;
+    }
+    let first = f.actual.as_deref()?.lines().next()?;
+    let (check, _) = first.split_once(" / ")?;
+    let check = check.trim();
+    (!check.is_empty() && !check.contains(' ')).then(|| plain_id(check).to_owned())
+}
+
+/// [`Fingerprint::WrongError`]s of a finding that got an error where another was due: the code
+/// answered for the one code due (when the check wanted one), and the code with the stem of its
+/// message (whatever was due).
+fn wrong_error(r: &CheckResult) -> Vec<Fingerprint> {
+    let Some(reply) = failing_reply(r).filter(|x| x.kind == ReplyKind::Error) else { return Vec::new() };
+    let due = r.failure.as_ref().and_then(|f| f.expected.as_deref()).and_then(single_code);
+    let stem = reply.message.as_deref().map(|m| m.split([':', ';']).next().unwrap_or(m).trim().to_owned());
+    let mut out = Vec::new();
+    if due.is_some() && due != reply.code {
+        out.push(Fingerprint::WrongError { code: reply.code, due, stem: None });
+    }
+    out.push(Fingerprint::WrongError { code: reply.code, due: None, stem });
+    out
+}
+
+/// `text` with every SCREAMING_SNAKE_CASE word (an enum value the agent names: a task's state)
+/// replaced by `#`: the same mapping said of tasks in different states is one story.
+fn names_blanked(text: &str) -> String {
+    text.split(' ')
+        .map(|w| {
+            let core = w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_');
+            let screaming =
+                core.len() > 3 && core.contains('_') && core.chars().all(|c| c.is_ascii_uppercase() || c == '_');
+            if screaming { w.replace(core, "#") } else { w.to_owned() }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// [`Fingerprint::Ignored`] when the failing exchange shows the agent acting as if a member of the
+/// request were not there: a message naming a task answered about another task, one naming a
+/// context answered in another, an A2A-Version the agent does not support served.
+fn ignored(r: &CheckResult) -> Option<Fingerprint> {
+    let e = failing_exchange(r)?;
+    let ignored = |what: &str| Some(Fingerprint::Ignored { what: what.to_owned() });
+    let version = e.request_headers.iter().find_map(|h| {
+        let (n, v) = h.split_once(':')?;
+        n.trim().eq_ignore_ascii_case("a2a-version").then(|| v.trim().to_owned())
+    });
+    // Served as if no version were asked: a result, or the error the method itself gives
+    // (-32001..-32008); an error about the request (-32600, say) is a wrong code, not this.
+    let served = e.reply.as_ref().is_some_and(|x| match x.kind {
+        ReplyKind::Result | ReplyKind::Stream => true,
+        ReplyKind::Error => x.code.is_some_and(|c| (-32008..=-32001).contains(&c)),
+        ReplyKind::NotJsonrpc => false,
+    });
+    if let Some(v) = version
+        && !(v == "1.0" || v.starts_with("1.0."))
+        && served
+        && r.failure.as_ref().and_then(|f| f.expected.as_deref()).is_some_and(|x| x.contains("-32009"))
+    {
+        return ignored("the A2A-Version service parameter");
+    }
+    let request: serde_json::Value = serde_json::from_str(e.request_body.as_deref()?).ok()?;
+    let message = request.pointer("/params/message").or_else(|| request.get("message"))?;
+    let answer = answered(e.response_body.as_deref()?)?;
+    let about = answer.get("task").or_else(|| answer.get("message")).or_else(|| answer.get("statusUpdate"));
+    let about = about.or_else(|| answer.get("status").map(|_| &answer))?;
+    fn id_of(v: &serde_json::Value) -> Option<&str> {
+        v.get("taskId").or_else(|| v.get("id")).and_then(serde_json::Value::as_str)
+    }
+    if let Some(t) = message.get("taskId").and_then(serde_json::Value::as_str)
+        && let Some(got) = id_of(about)
+        && answer.get("message").is_none()
+        && got != t
+    {
+        return ignored("message.taskId");
+    }
+    if let Some(c) = message.get("contextId").and_then(serde_json::Value::as_str)
+        && let Some(got) = about.get("contextId").and_then(serde_json::Value::as_str)
+        && got != c
+    {
+        return ignored("message.contextId");
+    }
+    None
+}
+
+/// The result an answer body holds: a JSON-RPC response's `result`, a bare HTTP+JSON body, or the
+/// first event of an SSE stream.
+fn answered(body: &str) -> Option<serde_json::Value> {
+    let v = match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(v) => v,
+        Err(_) => {
+            let data = body.lines().find_map(|l| l.strip_prefix("data:"))?;
+            serde_json::from_str(data.trim()).ok()?
+        }
+    };
+    if v.get("jsonrpc").is_some() { v.get("result").cloned() } else { Some(v) }
 }
 
 /// The last named member of a pointer (`/tasks/0/history` → `history`).

@@ -139,6 +139,31 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
             }
         }
         Fingerprint::Undecided { message } => format!("Could not be decided: {}", first_line(message)),
+        Fingerprint::Ignored { what } => match what.as_str() {
+            "message.taskId" => "message.taskId is ignored: a message that names a task is answered with another \
+                                 task (§3.4.2: it MUST reference an existing task)"
+                .to_owned(),
+            "message.contextId" => "message.contextId is ignored: the answer is in another context than the one \
+                                    the message names (§3.4.3)"
+                .to_owned(),
+            _ => "A2A-Version is never checked: a version the agent does not support is served (§3.6.2: MUST \
+                  return VersionNotSupportedError)"
+                .to_owned(),
+        },
+        Fingerprint::WrongError { code, stem, .. } => {
+            let error = code_words(*code, stem.as_deref().map(|m| format!("{}…", truncate(m, MAX_MESSAGE))).as_deref());
+            match due_codes(members) {
+                Some(due) => format!("Errors are answered with code {error} where {due}"),
+                None => format!("Errors are answered with code {error} where another error is due"),
+            }
+        }
+        // A link between findings tells nothing itself: the root's own reading does.
+        Fingerprint::Origin { .. } | Fingerprint::Said { .. } | Fingerprint::Member { .. } => {
+            match super::fingerprint::fingerprint(root) {
+                own if own.links() || own == Fingerprint::Alone => kit_words(members, &Fingerprint::Alone),
+                own => kit_words(members, &own),
+            }
+        }
         // A failure of its own is told in its own words, whole: they are the reason.
         // The check's name says what was due, its message what the agent did instead.
         Fingerprint::Alone => match root.failure.as_ref().map(|f| first_line(&f.message)) {

@@ -62,7 +62,6 @@ impl App {
     /// Builds the state for a server reachable at `base_url` (no trailing slash; the path prefix,
     /// if any, included).
     pub fn new(config: MockConfig, base_url: &str) -> Result<Self, MockError> {
-        let config = config.with_freedoms().map_err(|e| MockError::Config(e.to_string()))?;
         let scenarios = Arc::new(Self::scenario_book(&config)?);
         Self::with_scenarios(config, base_url, scenarios)
     }
@@ -84,7 +83,6 @@ impl App {
     /// [`App::new`] with the scenarios [`App::scenario_book`] built for the same settings, shared
     /// rather than built again (the agents of a fleet run one book).
     pub fn with_scenarios(config: MockConfig, base_url: &str, scenarios: Arc<ScenarioBook>) -> Result<Self, MockError> {
-        let config = config.with_freedoms().map_err(|e| MockError::Config(e.to_string()))?;
         let all = faults::ActiveFaults(config.faults.clone());
         // The cards, the task store and push delivery belong to no binding.
         let active = all.scoped(None);

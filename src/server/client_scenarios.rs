@@ -87,6 +87,7 @@ impl ClientScenario {
                     mock: Default::default(),
                     bindings: Vec::new(),
                     awaiting_checks: false,
+                    masks: None,
                 }));
             }
         }

@@ -147,20 +147,9 @@ pub struct MockConfig {
     /// End every task stream with the task once more, as it stands at the end (§11.7: "MAY
     /// optionally resend a final `Task` snapshot before closing"); the snapshot has no `id:`.
     pub final_task_snapshot: bool,
-    /// Behaviours the spec allows that the mock shows (`--freedom`), applied over every other
-    /// setting when the mock starts: a freedom's settings win.
-    pub freedoms: Vec<std::sync::Arc<super::freedoms::Freedom>>,
 }
 
 impl MockConfig {
-    /// The settings with the freedoms applied over them (and taken out, so that applying twice
-    /// changes nothing).
-    pub fn with_freedoms(mut self) -> Result<MockConfig, super::freedoms::FreedomError> {
-        let chosen = std::mem::take(&mut self.freedoms);
-        super::freedoms::apply_all(&chosen, &mut self)?;
-        Ok(self)
-    }
-
     /// The path prefix in canonical form: empty, or `/seg/seg` (leading slash, no trailing slash,
     /// no query, fragment, `.` or `..` segment).
     pub fn normalized_prefix(&self) -> Result<String, String> {
@@ -225,7 +214,6 @@ impl Default for MockConfig {
             context_ids: true,
             whole_second_timestamps: false,
             final_task_snapshot: false,
-            freedoms: Vec::new(),
         }
     }
 }

@@ -111,11 +111,14 @@ pub fn fault_mix(seed: u64, k: usize, pool: &[Arc<Fault>], min: usize, max: usiz
     }
     let size = min + (draw(seed, k, 0) % (max - min + 1) as u64) as usize;
     let mut picked: Vec<usize> = Vec::with_capacity(size);
-    let mut n = 1;
-    while picked.len() < size {
+    // Draws that cannot join (a fault already picked, or one touching a member a picked one
+    // touches) are passed over; a bounded number of draws keeps a small pool from spinning.
+    for n in 1..=(64 * pool.len() as u64) {
+        if picked.len() == size {
+            break;
+        }
         let i = (draw(seed, k, n) % pool.len() as u64) as usize;
-        n += 1;
-        if !picked.contains(&i) {
+        if picked.iter().all(|&p| pool[p].combines_with(&pool[i])) {
             picked.push(i);
         }
     }

@@ -185,6 +185,7 @@ pub fn apply_all(chosen: &[Arc<Freedom>], config: &mut MockConfig) -> Result<(),
             mock: Default::default(),
             bindings: f.bindings.clone(),
             awaiting_checks: false,
+            masks: None,
         }));
     }
     Ok(())

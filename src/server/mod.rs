@@ -165,7 +165,6 @@ impl MockServer {
 
     /// Starts a mock on `addr` (port 0: any free port).
     pub async fn bind(config: MockConfig, addr: SocketAddr) -> Result<Self, MockError> {
-        let config = config.with_freedoms().map_err(|e| MockError::Config(e.to_string()))?;
         let listener = TcpListener::bind(addr).await.map_err(|source| MockError::Bind { addr, source })?;
         let addr = listener.local_addr().map_err(|source| MockError::Bind { addr, source })?;
         let prefix = config.normalized_prefix().map_err(MockError::Config)?;

@@ -45,6 +45,14 @@ impl Binding {
         }
     }
 
+    /// The id a check has whatever binding grades it: `CORE-GET-001` for `CORE-GET-001[http+json]`.
+    pub fn plain_id(id: &str) -> &str {
+        match id.strip_suffix(']').and_then(|b| b.rsplit_once('[')) {
+            Some((plain, _)) => plain,
+            None => id,
+        }
+    }
+
     /// `jsonrpc`, `http+json`; also the ACTS spelling `rest` and `protocolBinding` names.
     pub fn parse(s: &str) -> Option<Binding> {
         match s.to_ascii_lowercase().as_str() {
@@ -114,12 +122,23 @@ fn is_neutral(test: &Test) -> bool {
         if stream.get("echo_request_id").is_some_and(|v| v == &Value::Bool(true)) {
             return false;
         }
-        if !s.headers.is_empty() || s.binding.is_some() {
+        // A2A's service parameters (`A2A-Version`, `A2A-Extensions`, §3.2.6) travel as headers on
+        // every binding (§9.2, §11.2): a step that sets one asks the same of every binding.
+        if s.headers.keys().any(|h| !is_service_parameter(h)) || s.binding.is_some() {
             return false;
         }
     }
     talks_to_agent
 }
+
+/// A header that carries an A2A service parameter: all of them, and only they, start with `A2A-`
+/// (§3.2.6).
+fn is_service_parameter(name: &str) -> bool {
+    name.len() > 4 && name[..4].eq_ignore_ascii_case("a2a-")
+}
+
+/// The check that the agent accepts the version the kit names (`A2A-Version: 1.0`).
+pub const VERSION: &str = "KIT-VER-001";
 
 /// The check that the agent reads §11.5's query parameters: every check whose HTTP+JSON requests
 /// carry a query builds on it.
@@ -128,9 +147,16 @@ pub const REST_QUERY: &str = "REST-QUERY-001";
 /// The check that HTTP+JSON errors name their A2A error (`ErrorInfo`).
 pub const REST_ERR: &str = "REST-ERR-001";
 
+/// Whether a step of `test` expects the agent to name an A2A error: an `error_type`, or a `code`
+/// other than a bare negation (`{"not": -32009}`: any answer but that error, which an error body
+/// without an ErrorInfo satisfies as well as one with it).
 fn expects_a2a_error(test: &Test) -> bool {
+    let names_a_code = |c: &Value| !c.as_object().is_some_and(|o| o.len() == 1 && o.contains_key("not"));
     test.steps.iter().any(|s| {
-        s.operation.is_some() && s.expect_error.as_ref().is_some_and(|e| e.code.is_some() || e.error_type.is_some())
+        s.operation.is_some()
+            && s.expect_error
+                .as_ref()
+                .is_some_and(|e| e.code.as_ref().is_some_and(names_a_code) || e.error_type.is_some())
     })
 }
 
@@ -183,6 +209,12 @@ pub fn for_binding(test: &Arc<Test>, binding: Binding, neutral: &dyn Fn(&str) ->
     if step_bindings(&t).is_empty() {
         t.depends_on = t.depends_on.iter().map(|id| rename(binding, id)).collect();
     }
+    // An agent that refuses the version the kit names over this binding refuses every request:
+    // that is KIT-VER-001's finding over the binding, which every other check there waits on.
+    let version = binding.check_id(VERSION);
+    if binding == Binding::HttpJson && neutral(VERSION) && t.id != version && !t.depends_on.contains(&version) {
+        t.depends_on.push(version);
+    }
     // What the agent does with a query it cannot read is REST-QUERY-001's finding, not every
     // reader's of a query.
     if binding == Binding::HttpJson && t.id != REST_QUERY && sends_query(&t) {
@@ -217,6 +249,13 @@ mod tests {
         let envelope = test(serde_json::json!({"id": "B", "name": "b", "level": "must",
             "steps": [{"id": "s", "operation": "get_task", "params": {"id": "x"}, "expect": {"status": 200}}]}));
         assert_eq!(bindings_of(&envelope), [Binding::JsonRpc]);
+        let version = test(serde_json::json!({"id": "V", "name": "v", "level": "must",
+            "steps": [{"id": "s", "operation": "get_task", "params": {"id": "x"}, "headers": {"A2A-Version": "0.3"},
+                "expect_error": {"code": -32009}}]}));
+        assert_eq!(bindings_of(&version), Binding::ALL.to_vec(), "a service parameter is every binding's");
+        let other = test(serde_json::json!({"id": "H", "name": "h", "level": "must",
+            "steps": [{"id": "s", "operation": "get_task", "params": {"id": "x"}, "headers": {"Accept": "text/plain"}}]}));
+        assert_eq!(bindings_of(&other), [Binding::JsonRpc]);
         let raw = test(serde_json::json!({"id": "C", "name": "c", "level": "must",
             "steps": [{"id": "s", "raw": {"method": "POST", "path": "/"}}]}));
         assert_eq!(bindings_of(&raw), [Binding::JsonRpc]);
@@ -236,6 +275,9 @@ mod tests {
         let c = for_binding(&t, Binding::HttpJson, &neutral);
         assert_eq!(c.id, "A[http+json]");
         assert_eq!(c.depends_on, ["N[http+json]", "J"]);
+        let versioned = |id: &str| id == "N" || id == "A" || id == VERSION;
+        let c = for_binding(&t, Binding::HttpJson, &versioned);
+        assert_eq!(c.depends_on, ["N[http+json]", "J", "KIT-VER-001[http+json]"], "every check waits on the version");
         assert_eq!(c.steps[0].prerequisite.0, ["N[http+json]"]);
         assert!(Arc::ptr_eq(&for_binding(&t, Binding::JsonRpc, &neutral), &t));
         let only_rest = |id: &str| id == "N";

@@ -333,6 +333,17 @@ pub struct Step {
     /// The checks of blocking itself (§3.2.2) say `false`: the first answer is their subject.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle: Option<bool>,
+    /// ext: captures the kit may supply itself: variable → JSON pointer into `params`. When the
+    /// answer holds nothing for the variable (a contextId the agent did not generate, §3.4.1), the
+    /// step is sent once more with a value of the kit's own at that pointer, and its captures are
+    /// taken from that answer; an agent that cannot accept the value answers with an error
+    /// (§3.4.1), which the step then grades as usual.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub supply: BTreeMap<String, String>,
+    /// ext: a list step reads every page (following `nextPageToken`) and is graded on the items of
+    /// all of them, as one answer: an agent may page what it lists (§3.1.4, §3.1.9).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub all_pages: bool,
     /// Delay before the step.
     #[serde(default)]
     pub delay_ms: Option<u64>,

@@ -109,6 +109,10 @@ pub struct Selection {
     pub second_caller: bool,
     /// The bindings graded (empty: JSON-RPC alone): each binding-neutral check once for each.
     pub bindings: Vec<Binding>,
+    /// The bindings not graded because the card declares no interface of theirs (not because
+    /// `--binding` left them out), with what the card declares instead: their checks skip as
+    /// `capability_not_declared`, saying so.
+    pub undeclared: Vec<(Binding, String)>,
 }
 
 fn globs(patterns: &[String]) -> Result<GlobSet, String> {
@@ -156,7 +160,11 @@ pub fn plan(suites: &[LoadedSuite], sel: &Selection, card: Option<&Value>) -> Re
                 };
                 let graded: Vec<Binding> = over.iter().copied().filter(|b| selected.contains(b)).collect();
                 let (bindings, unselected) = match graded.is_empty() {
-                    true if !uses_interface(test) => (vec![Binding::JsonRpc], None),
+                    // A check about a binding's own answers (a synthetic check naming its
+                    // transport) has nothing to judge where that binding is not graded.
+                    true if !uses_interface(test) && (!test.synthetic || test.transport.is_empty()) => {
+                        (vec![Binding::JsonRpc], None)
+                    }
                     true => (vec![over[0]], Some(over[0])),
                     false => (graded, None),
                 };
@@ -164,24 +172,18 @@ pub fn plan(suites: &[LoadedSuite], sel: &Selection, card: Option<&Value>) -> Re
                 for binding in bindings {
                     let test = for_binding(test, binding, &|id| neutral.contains(id));
                     // A filter or an unselected profile wins: the user asked not to hear about it.
-                    let skip = skip_reason(&test, &profile, sel, &only, &exclude, card)
-                        .or_else(|| {
-                            unselected.map(|b| {
-                                (SkipReason::ProfileNotSelected, format!("binding {} not selected (--binding)", b.as_str()))
-                            })
+                    // A binding not graded comes next: whatever else the check would need, it is
+                    // not about this agent.
+                    let skip = match skip_reason(&test, &profile, sel, &only, &exclude, card) {
+                        s @ Some((SkipReason::Filtered | SkipReason::ProfileNotSelected, _)) => s,
+                        s => unselected.map(|b| not_graded(sel, b)).or(s),
+                    }
+                    .or_else(|| {
+                        missing.map(|b| {
+                            let (reason, why) = not_graded(sel, b);
+                            (reason, format!("it compares the bindings, and {} is not graded: {why}", b.as_str()))
                         })
-                        .or_else(|| {
-                            missing.map(|b| {
-                                (
-                                    SkipReason::CapabilityNotDeclared,
-                                    format!(
-                                        "it compares the bindings, and {} is not graded (the card declares no usable {} interface, or --binding left it out)",
-                                        b.as_str(),
-                                        b.protocol_binding()
-                                    ),
-                                )
-                            })
-                        });
+                    });
                     let disposition = match (skip, s.invalid.get(&(si, ti))) {
                         (Some((r @ (SkipReason::Filtered | SkipReason::ProfileNotSelected), d)), _) => {
                             Disposition::Skip(r, d)
@@ -203,6 +205,15 @@ pub fn plan(suites: &[LoadedSuite], sel: &Selection, card: Option<&Value>) -> Re
         }
     }
     Ok(out)
+}
+
+/// Why a check of binding `b` alone is not graded: the card declares no such interface (a fact of
+/// the agent), or the user left the binding out.
+fn not_graded(sel: &Selection, b: Binding) -> (SkipReason, String) {
+    match sel.undeclared.iter().find(|(u, _)| *u == b) {
+        Some((_, why)) => (SkipReason::CapabilityNotDeclared, why.clone()),
+        None => (SkipReason::ProfileNotSelected, format!("binding {} not selected (--binding)", b.as_str())),
+    }
 }
 
 fn skip_reason(
@@ -355,5 +366,27 @@ mod tests {
         ));
         let both = Selection { second_caller: true, ..Selection::default() };
         assert_eq!(disposition("KIT-TENANT-001", &both, &open), Disposition::Run);
+    }
+
+    /// A JSON-RPC check against an agent whose card declares HTTP+JSON alone does not apply (the
+    /// card says so); against one the user narrowed to HTTP+JSON, it was not selected.
+    #[test]
+    fn a_binding_the_card_does_not_declare_skips_as_not_declared() {
+        let card = json!({"capabilities": {}});
+        let why = "the card declares no A2A 1.0 JSONRPC interface";
+        let rest_only = Selection {
+            bindings: vec![Binding::HttpJson],
+            undeclared: vec![(Binding::JsonRpc, why.into())],
+            ..Selection::default()
+        };
+        assert_eq!(
+            disposition("KIT-ERR-004", &rest_only, &card),
+            Disposition::Skip(SkipReason::CapabilityNotDeclared, why.into())
+        );
+        let narrowed = Selection { bindings: vec![Binding::HttpJson], ..Selection::default() };
+        assert!(matches!(
+            disposition("KIT-ERR-004", &narrowed, &card),
+            Disposition::Skip(SkipReason::ProfileNotSelected, d) if d.contains("--binding")
+        ));
     }
 }

@@ -9,7 +9,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde::Serialize;
 use tokio::sync::Semaphore;
 
-use super::{Mode, SelftestOptions, one_line, run_graded};
+use super::runs::{Mode, SelftestOptions, one_line, run_graded};
 use crate::report::{CheckResult, Outcome};
 use crate::server::faults::MockVariant;
 use crate::server::freedoms::{Freedom, FreedomCatalogue, compatible};
@@ -131,13 +131,18 @@ pub async fn run(opts: &SelftestOptions) -> Result<FreedomMatrix, String> {
     let catalogue = FreedomCatalogue::builtin().map_err(|e| e.to_string())?;
     let all: Vec<Arc<Freedom>> = catalogue.all().cloned().collect();
     let mut planned: Vec<(bool, Vec<Arc<Freedom>>, Mode)> = Vec::new();
+    // An agent that honours no test contract is not checked as one that does (`--behaviors acts`
+    // is the user's word that it does): only the behaviours the kit sees it do count.
+    let contract_free = |fs: &[Arc<Freedom>]| fs.iter().any(|f| f.mock.no_test_contract);
     for f in &all {
         for mode in [Mode::Acts, Mode::Discovered] {
-            planned.push((false, vec![f.clone()], mode));
+            if mode == Mode::Discovered || !contract_free(std::slice::from_ref(f)) {
+                planned.push((false, vec![f.clone()], mode));
+            }
         }
     }
     for (i, combo) in combinations(&all, opts.combinations, opts.max_freedoms, opts.seed).into_iter().enumerate() {
-        let mode = if i % 2 == 0 { Mode::Acts } else { Mode::Discovered };
+        let mode = if i % 2 == 0 && !contract_free(&combo) { Mode::Acts } else { Mode::Discovered };
         planned.push((true, combo, mode));
     }
     let sem = Arc::new(Semaphore::new(opts.parallel_runs.max(1)));

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio::sync::Semaphore;
 
-use super::{Collateral, Mode, SelftestOptions, by_root, killed, meant_kills, run_graded};
+use super::runs::{Collateral, Mode, SelftestOptions, by_root, killed, meant_kills, one_line, run_graded};
 use crate::report::causes;
 use crate::report::{CheckResult, Level, Outcome};
 use crate::server::faults::{Fault, MockVariant};
@@ -24,6 +24,9 @@ pub struct MixRun {
     pub faults: Vec<String>,
     /// Faults none of whose checks failed or warned, each with what its checks ended in.
     pub hidden: BTreeMap<String, Vec<String>>,
+    /// Faults whose checks all wait on the finding of a fault of the mix that masks them (its
+    /// `masks`): one story with it, told by its cause (fault → the masking fault).
+    pub masked: BTreeMap<String, String>,
     /// Checks that failed or warned although no fault of the mix names them.
     pub stray: Vec<Collateral>,
     /// Checks that ended in error.
@@ -48,8 +51,14 @@ impl MixMatrix {
         self.runs.iter().map(|r| r.faults.len()).sum()
     }
 
+    /// Faults found by a check they name, or told by the cause of a fault that masks them.
     pub fn found(&self) -> usize {
         self.runs.iter().map(|r| r.faults.len() - r.hidden.len()).sum()
+    }
+
+    /// Faults told only by the cause of a fault that masks them.
+    pub fn masked(&self) -> usize {
+        self.runs.iter().map(|r| r.masked.len()).sum()
     }
 
     pub fn false_verdicts(&self) -> usize {
@@ -79,13 +88,14 @@ impl MixMatrix {
         }
         let pct = if self.faults() == 0 { 100.0 } else { 100.0 * self.found() as f64 / self.faults() as f64 };
         let mut s = format!(
-            "fault mixes: {} of {}..{} faults (seed {}), recall {}/{} ({pct:.0}%), false verdicts: {}, causes/faults: {:.2}\n",
+            "fault mixes: {} of {}..{} faults (seed {}), recall {}/{} ({pct:.0}%; {} told by a masking fault's cause), false verdicts: {}, causes/faults: {:.2}\n",
             self.runs.len(),
             MIX_SIZES.0,
             MIX_SIZES.1,
             self.seed,
             self.found(),
             self.faults(),
+            self.masked(),
             self.false_verdicts(),
             self.ratio()
         );
@@ -106,7 +116,7 @@ impl MixMatrix {
                     "    stray: {} {} ({})\n",
                     c.check,
                     c.outcome.as_str(),
-                    super::one_line(&c.message)
+                    one_line(&c.message)
                 ));
             }
             for e in &r.errors {
@@ -115,12 +125,52 @@ impl MixMatrix {
             if over {
                 s.push_str(&format!("    {} causes for {} faults:\n", r.causes, r.faults.len()));
                 for t in &r.cause_titles {
-                    s.push_str(&format!("      {}\n", super::one_line(t)));
+                    s.push_str(&format!("      {}\n", one_line(t)));
                 }
             }
         }
         s
     }
+}
+
+/// The fault of the mix that masks `f` (its `masks` says what it leaves unjudgeable): every check
+/// `f` names that ran waits, through its chain of deferrals, on a check that fault killed.
+fn masked_by(
+    faults: &[Arc<Fault>],
+    f: &Fault,
+    mine: &[String],
+    results: &[CheckResult],
+    meant: &BTreeMap<&str, Vec<String>>,
+    direct: &BTreeSet<&str>,
+) -> Option<String> {
+    let roots: Vec<Option<&str>> = mine
+        .iter()
+        .filter_map(|id| results.iter().find(|r| &r.id == id))
+        .map(|r| root_of(results, r).filter(|root| direct.contains(root)))
+        .collect();
+    if roots.is_empty() || roots.iter().any(Option::is_none) {
+        return None;
+    }
+    faults
+        .iter()
+        .filter(|m| m.id != f.id && m.masks.is_some())
+        .find(|m| roots.iter().flatten().all(|root| meant[m.id.as_str()].iter().any(|k| k == root)))
+        .map(|m| m.id.clone())
+}
+
+/// The check at the end of `r`'s chain of deferrals (`depends_on`), when it waits on one.
+fn root_of<'a>(results: &'a [CheckResult], r: &'a CheckResult) -> Option<&'a str> {
+    let mut at = r;
+    let mut root = None;
+    for _ in 0..results.len() {
+        let Some(on) = at.depends_on.as_deref().filter(|_| at.outcome == Outcome::Skip) else { break };
+        root = Some(on);
+        match results.iter().find(|x| x.id == on) {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    root
 }
 
 /// Grades one mix's results: `graded` holds the ids the clean mock grades.
@@ -129,9 +179,14 @@ fn judge(faults: &[Arc<Fault>], results: &[CheckResult], graded: &BTreeSet<&str>
     let all_meant: BTreeSet<&String> = meant.values().flatten().collect();
     let direct: BTreeSet<&str> = results.iter().filter(|r| killed(r)).map(|r| r.id.as_str()).collect();
     let mut hidden = BTreeMap::new();
+    let mut masked = BTreeMap::new();
     for f in faults {
         let mine = &meant[f.id.as_str()];
         let found = results.iter().any(|r| mine.contains(&r.id) && (killed(r) || by_root(r, mine, &direct)));
+        if !found && let Some(by) = masked_by(faults, f, mine, results, &meant, &direct) {
+            masked.insert(f.id.clone(), by);
+            continue;
+        }
         if !found {
             let how = mine
                 .iter()
@@ -159,12 +214,13 @@ fn judge(faults: &[Arc<Fault>], results: &[CheckResult], graded: &BTreeSet<&str>
     let errors = results
         .iter()
         .filter(|r| r.outcome == Outcome::Error)
-        .map(|r| format!("{} ({})", r.id, r.failure.as_ref().map(|f| super::one_line(&f.message)).unwrap_or_default()))
+        .map(|r| format!("{} ({})", r.id, r.failure.as_ref().map(|f| one_line(&f.message)).unwrap_or_default()))
         .collect();
     let told: Vec<causes::Cause> = causes::of(results).into_iter().filter(|c| c.level != Level::Info).collect();
     MixRun {
         faults: faults.iter().map(|f| f.id.clone()).collect(),
         hidden,
+        masked,
         stray,
         errors,
         causes: told.len(),
@@ -188,6 +244,7 @@ pub async fn run(opts: &SelftestOptions, pool: &[Arc<Fault>], graded: &BTreeSet<
                 Err(e) => MixRun {
                     faults: mix.iter().map(|f| f.id.clone()).collect(),
                     hidden: BTreeMap::new(),
+                    masked: BTreeMap::new(),
                     stray: Vec::new(),
                     errors: Vec::new(),
                     causes: 0,

@@ -5,91 +5,25 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 use tokio::sync::Semaphore;
 
-use super::check::{self, CheckOptions};
-use crate::client::http::ClientConfig;
-use crate::protocol::limits::Limits;
-use crate::report::{CheckResult, Failure, Outcome};
+use crate::report::Outcome;
 use crate::server::faults::{Fault, FaultCatalogue, MockVariant, Mutation};
-use crate::server::freedoms::Freedom;
-use crate::server::{ExtendedCard, MockConfig, MockServer, WebhookPolicy};
-use crate::suite::behaviors::Behaviors;
-use crate::suite::binding::Binding as BindingId;
-use crate::suite::loader;
-use crate::suite::plan::{self, Selection};
 
 mod freedoms;
 mod mixes;
+mod runs;
 
 pub use freedoms::{FalseVerdict, FreedomMatrix, FreedomRun, combinations};
 pub use mixes::{MIX_SIZES, MixMatrix, MixRun};
+pub use runs::{Collateral, DEFAULT_SEED, Mode, SelftestOptions};
+use runs::{HTTP_JSON_SUFFIX, by_root, killed, meant_kills, one_line, run_once};
 
 /// Checks that no server fault can provoke, with the reason, reviewed like code.
 pub const UNKILLABLE: &str = include_str!("../../../mock-peer/unkillable.json");
-
-/// The seed of the combinations and mixes when `--seed` gives none: fixed, so that a run of an
-/// unchanged kit draws what the last one drew.
-pub const DEFAULT_SEED: u64 = 29;
-
-/// The check a fault that stops discovery is booked against: without a card nothing else can run.
-const DISCOVERY: &str = "CARD-DISC-001";
-
-/// How to run the matrix.
-#[derive(Debug, Clone)]
-pub struct SelftestOptions {
-    /// Mock + check runs at once.
-    pub parallel_runs: usize,
-    /// Checks at once within one run.
-    pub jobs: usize,
-    /// Bound on one check.
-    pub timeout: Duration,
-    /// How long a check waits for streams to close and webhooks to be called: the mock does both
-    /// in about two seconds when faithful, so a short wait keeps the matrix fast.
-    pub patience: Duration,
-    /// Only these faults (empty: all).
-    pub faults: Vec<String>,
-    /// Commit each fault alone (the kill matrix proper); off, only the clean baselines, the
-    /// freedoms and the mixes run.
-    pub single_faults: bool,
-    /// Suite files to grade with instead of the built-in ones.
-    pub suites: Option<std::path::PathBuf>,
-    /// Fault files to commit instead of the built-in catalogue.
-    pub faults_dir: Option<std::path::PathBuf>,
-    /// Show every freedom alone (the negative controls).
-    pub freedoms: bool,
-    /// Seeded combinations of freedoms shown together.
-    pub combinations: usize,
-    /// Most freedoms in one combination.
-    pub max_freedoms: usize,
-    /// Seeded mixes of several faults committed together.
-    pub mixes: usize,
-    /// Seed of the combinations and the mixes.
-    pub seed: u64,
-}
-
-impl Default for SelftestOptions {
-    fn default() -> Self {
-        SelftestOptions {
-            parallel_runs: 16,
-            jobs: check::EMBEDDED_JOBS,
-            timeout: Duration::from_secs(30),
-            patience: Duration::from_secs(6),
-            faults: Vec::new(),
-            single_faults: true,
-            suites: None,
-            faults_dir: None,
-            freedoms: true,
-            combinations: 24,
-            max_freedoms: 8,
-            mixes: 24,
-            seed: DEFAULT_SEED,
-        }
-    }
-}
 
 /// The matrix and what it proves.
 #[derive(Debug, Clone, Serialize)]
@@ -107,6 +41,9 @@ pub struct Matrix {
     /// false verdict waiting for a real agent with that one defect (a check asserting what another
     /// owns, or missing its prerequisite). Collateral `depends_on_failed` skips are not listed.
     pub collateral: BTreeMap<String, Vec<Collateral>>,
+    /// Fault id → the root causes its run told (root and headline), when more than one: one
+    /// defect is one cause.
+    pub split: BTreeMap<String, Vec<String>>,
     /// Fault id → wall time of its run, in ms (the slowest bound the matrix's runtime).
     pub run_ms: BTreeMap<String, u64>,
     /// Faults no check caught.
@@ -304,6 +241,16 @@ impl Matrix {
         for f in &self.stale_awaiting {
             s.push_str(&format!("  stale: {f} is marked awaiting_checks but every check it names exists\n"));
         }
+        if !self.split.is_empty() || !self.kills.is_empty() {
+            let faults = self.kills.len().max(1);
+            let told: usize = self.kills.keys().map(|f| self.split.get(f).map_or(1, Vec::len)).sum();
+            s.push_str(&format!(
+                "causes told per fault alone: {:.2} ({} of {} faults told as more than one cause)\n",
+                told as f64 / faults as f64,
+                self.split.len(),
+                self.kills.len()
+            ));
+        }
         if let Some(f) = &self.freedoms {
             s.push_str(&f.summary());
         }
@@ -323,15 +270,6 @@ impl Matrix {
     }
 }
 
-/// A check that failed or warned under a fault that does not name it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Collateral {
-    pub check: String,
-    pub outcome: Outcome,
-    /// What the check said, to see at a glance whose requirement it judged.
-    pub message: String,
-}
-
 /// Milliseconds a fault makes the mock wait on purpose (stalls, streams kept open).
 fn deliberate_wait_ms(f: &Fault) -> u64 {
     f.mutations
@@ -341,135 +279,6 @@ fn deliberate_wait_ms(f: &Fault) -> u64 {
             _ => 0,
         })
         .sum()
-}
-
-pub(super) fn one_line(s: &str) -> String {
-    let first = s.lines().next().unwrap_or("");
-    let mut out: String = first.chars().take(160).collect();
-    if out.len() < s.len() {
-        out.push('…');
-    }
-    out
-}
-
-/// True if the check caught something (a violated MUST, SHOULD or MAY).
-pub(super) fn killed(r: &CheckResult) -> bool {
-    matches!(r.outcome, Outcome::Fail | Outcome::Warn) || (r.outcome == Outcome::Info && r.failure.is_some())
-}
-
-async fn run_once(
-    variant: MockVariant,
-    faults: Vec<Arc<Fault>>,
-    opts: &SelftestOptions,
-) -> Result<Vec<CheckResult>, String> {
-    run_graded(variant, faults, Vec::new(), Mode::Acts, opts).await
-}
-
-/// Where a run's checks get the behaviours they need.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    /// The ACTS `tck-*` contract, which the mock honours (the kill matrix's way).
-    Acts,
-    /// What the kit finds the agent do, as for a URL given no map: an agent out there.
-    Discovered,
-}
-
-/// One mock committing `faults` and showing `freedoms`, checked in `mode`.
-async fn run_graded(
-    variant: MockVariant,
-    faults: Vec<Arc<Fault>>,
-    freedoms: Vec<Arc<Freedom>>,
-    mode: Mode,
-    opts: &SelftestOptions,
-) -> Result<Vec<CheckResult>, String> {
-    let base = MockConfig {
-        freedoms,
-        push_timeout_ms: 2_000,
-        push_retries: 0,
-        // A fault that makes SendMessage block (ignoring returnImmediately) should cost seconds, not
-        // the default half minute; the faithful scenarios settle in under two seconds.
-        limits: Limits { max_blocking_ms: 5_000, ..Default::default() },
-        faults,
-        ..MockConfig::default()
-    };
-    let (server, access) = match variant {
-        MockVariant::Full => {
-            let (server, access) = check::start_mock_with(base).await.map_err(|e| e.to_string())?;
-            (server, Some(access))
-        }
-        MockVariant::CapabilitiesOff => {
-            let config = MockConfig {
-                streaming: false,
-                push_notifications: false,
-                extended_card: ExtendedCard::Off,
-                webhooks: WebhookPolicy::AllowLoopback,
-                ..base
-            };
-            (MockServer::start(config).await.map_err(|e| e.to_string())?, None)
-        }
-    };
-    let mut copts = CheckOptions {
-        behaviors: if mode == Mode::Acts { Behaviors::Acts } else { Behaviors::None },
-        discover_behaviors: mode == Mode::Discovered,
-        jobs: opts.jobs,
-        timeout: opts.timeout,
-        patience: opts.patience,
-        client: ClientConfig { timeout: Duration::from_secs(10), ..ClientConfig::default() },
-        suites: opts.suites.iter().cloned().collect(),
-        no_builtin: opts.suites.is_some(),
-        ..CheckOptions::new(server.url())
-    };
-    if let Some(access) = &access {
-        access.apply(&mut copts);
-    }
-    let out = check::run(&copts, &mut ()).await;
-    server.shutdown().await;
-    match out {
-        Ok(report) => Ok(report.results.into_iter().map(|r| r.result).collect()),
-        // A fault that breaks discovery is caught by the card checks; report it as such.
-        Err(e) => {
-            let builtin = loader::builtin().map_err(|e| e.to_string())?;
-            let checks = plan::plan(&builtin, &Selection::default(), None)?;
-            let declared = checks
-                .iter()
-                .find(|c| c.test.id == DISCOVERY)
-                .ok_or_else(|| format!("{DISCOVERY} is not among the built-in checks"))?;
-            Ok(vec![CheckResult::violated(
-                &declared.meta(),
-                false,
-                Failure { message: e.to_string(), ..Failure::default() },
-            )])
-        }
-    }
-}
-
-/// The checks `f` exists to kill, over each binding it is committed on where the clean mock grades
-/// them (`graded`): a fault on both bindings kills X and X[http+json].
-pub(super) fn meant_kills(f: &Fault, graded: &BTreeSet<&str>) -> Vec<String> {
-    let on_rest = f.bindings.is_empty() || f.bindings.contains(&crate::server::binding::Binding::HttpJson);
-    let on_rpc = f.bindings.is_empty() || f.bindings.contains(&crate::server::binding::Binding::JsonRpc);
-    let mut meant = Vec::new();
-    for k in &f.kills {
-        let clone = BindingId::HttpJson.check_id(k);
-        if on_rpc || !graded.contains(clone.as_str()) {
-            meant.push(k.clone());
-        }
-        if on_rest && graded.contains(clone.as_str()) {
-            meant.push(clone);
-        }
-    }
-    meant
-}
-
-/// A fault committed on both bindings is one violation: a check over HTTP+JSON that waits on the
-/// JSON-RPC finding of it (its root, in `direct`, the checks that failed) tells it once, there,
-/// and counts as killed by it.
-pub(super) fn by_root(r: &CheckResult, meant: &[String], direct: &BTreeSet<&str>) -> bool {
-    r.id.ends_with(HTTP_JSON_SUFFIX)
-        && meant.contains(&r.id)
-        && r.outcome == Outcome::Skip
-        && r.depends_on.as_deref().is_some_and(|root| direct.contains(root) && meant.iter().any(|m| m == root))
 }
 
 /// `a2a-conform selftest`: runs the matrix, prints its summary, writes `matrix.json` and
@@ -487,9 +296,6 @@ pub async fn run_command(opts: &SelftestOptions, out: &std::path::Path) -> anyho
     eprintln!("wrote {} and {}", path.display(), md.display());
     Ok(if matrix.ok() { 0 } else { 1 })
 }
-
-/// What the id of a check graded over HTTP+JSON ends in.
-const HTTP_JSON_SUFFIX: &str = "[http+json]";
 
 /// Runs the matrix.
 pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
@@ -545,6 +351,7 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
         faults.iter().map(|f| (f.id.clone(), meant_kills(f, &graded))).collect();
     let mut kills = BTreeMap::new();
     let mut collateral = BTreeMap::new();
+    let mut split = BTreeMap::new();
     let mut run_ms = BTreeMap::new();
     while let Some(joined) = tasks.join_next().await {
         let (id, results, ms) = joined.map_err(|e| e.to_string())?;
@@ -567,6 +374,14 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
             .collect();
         if !stray.is_empty() {
             collateral.insert(id.clone(), stray);
+        }
+        let told: Vec<String> = crate::report::causes::of(&results)
+            .into_iter()
+            .filter(|c| c.level != crate::report::Level::Info)
+            .map(|c| format!("{}: {}", c.root, c.headline))
+            .collect();
+        if told.len() > 1 {
+            split.insert(id.clone(), told);
         }
         kills.insert(id, killed_ids);
     }
@@ -644,6 +459,7 @@ pub async fn run(opts: &SelftestOptions) -> Result<Matrix, String> {
         whole_catalogue: whole,
         freedoms,
         mixes,
+        split,
         kills,
         run_ms,
         duration_ms: started.elapsed().as_millis() as u64,

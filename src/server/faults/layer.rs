@@ -155,8 +155,22 @@ fn rewrite_request_head(faults: &ActiveFaults, parts: &mut axum::http::request::
                     parts.headers.insert(n, v);
                 }
             }
-            Mutation::RequestDropQuery => {
-                if let Ok(uri) = axum::http::Uri::builder().path_and_query(parts.uri.path()).build() {
+            Mutation::RequestDropQuery { names } => {
+                let kept: Vec<&str> = parts
+                    .uri
+                    .query()
+                    .unwrap_or("")
+                    .split('&')
+                    .filter(|pair| {
+                        let name = pair.split('=').next().unwrap_or("");
+                        !pair.is_empty() && !names.is_empty() && !names.iter().any(|n| n.eq_ignore_ascii_case(name))
+                    })
+                    .collect();
+                let pq = match kept.is_empty() {
+                    true => parts.uri.path().to_owned(),
+                    false => format!("{}?{}", parts.uri.path(), kept.join("&")),
+                };
+                if let Ok(uri) = axum::http::Uri::builder().path_and_query(pq).build() {
                     parts.uri = uri;
                 }
             }

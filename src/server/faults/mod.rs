@@ -242,8 +242,12 @@ pub enum Mutation {
         #[serde(default)]
         when_matches: Option<String>,
     },
-    /// Removes the query string before the mock sees the request.
-    RequestDropQuery,
+    /// Removes the query string before the mock sees the request; with `names`, only the
+    /// parameters of those names (compared without case).
+    RequestDropQuery {
+        #[serde(default)]
+        names: Vec<String>,
+    },
     /// HTTP+JSON query parameters (§11.5) are read only in the proto's snake_case spelling: every
     /// camelCase name (`contextId`, `pageSize`, `historyLength`, ...) is dropped before the mock
     /// sees the request, and the snake_case one (`context_id`), which the mock reads as ProtoJSON
@@ -543,6 +547,12 @@ pub struct Fault {
     /// (the mark is then stale); a fleet does not commit it.
     #[serde(default)]
     pub awaiting_checks: bool,
+    /// What the fault leaves the kit unable to judge, when it is more than its own requirement:
+    /// an agent that refuses A2A-Version 1.0 answers every other request with that refusal, one
+    /// that sends no notification has none whose credentials could be read. In a mix, the faults
+    /// whose checks wait on this one's findings are one story with it, told by its cause.
+    #[serde(default)]
+    pub masks: Option<String>,
 }
 
 /// Which mock configuration a fault (or a clean baseline) runs against.
@@ -554,6 +564,9 @@ pub enum MockVariant {
     Full,
     /// Streaming, push notifications and the extended card declared off.
     CapabilitiesOff,
+    /// As `Full`, but the card declares and the mock serves HTTP+JSON alone: an agent whose
+    /// defects only a run with no JSON-RPC interface to lean on can show.
+    HttpJsonOnly,
 }
 
 /// What a fleet agent may not commit although its operations would allow it
@@ -634,7 +647,7 @@ impl Fault {
             | Mutation::LegacyEnums { .. }
             | Mutation::RequestDropHeader { .. }
             | Mutation::RequestSetHeader { .. }
-            | Mutation::RequestDropQuery
+            | Mutation::RequestDropQuery { .. }
             | Mutation::SseDrop { .. }
             | Mutation::SseSwap { .. }
             | Mutation::SseDuplicate { .. }
@@ -668,6 +681,38 @@ impl Fault {
             && self.mock == MockVariant::Full
             && self.mutations.iter().all(op_safe)
             && FleetExclusions::builtin().why(&self.id).is_none()
+    }
+}
+
+impl Fault {
+    /// The members (by name, per target) the fault's value operations touch: two faults that
+    /// touch one member do not add up (a member renamed by one and dropped by the other shows
+    /// only one of them), so a mix of faults keeps them apart.
+    pub fn touches(&self) -> std::collections::BTreeSet<(String, String)> {
+        let last = |p: &str| p.rsplit('/').next().unwrap_or(p).to_owned();
+        let mut out = std::collections::BTreeSet::new();
+        for m in &self.mutations {
+            let (target, names): (Target, Vec<String>) = match m {
+                Mutation::RenameKey { from, to, target, .. } => (*target, vec![from.clone(), to.clone()]),
+                Mutation::DropKey { key, pointer, target, .. } => {
+                    (*target, key.iter().cloned().chain(pointer.as_deref().map(last)).collect())
+                }
+                Mutation::Set { pointer, target, .. } => (*target, vec![last(pointer)]),
+                Mutation::Copy { to, target, .. } => (*target, vec![last(to)]),
+                Mutation::RewriteString { key: Some(k), target, .. } => (*target, vec![k.clone()]),
+                Mutation::UnwrapResult { member, .. } => (Target::Result, vec![member.clone()]),
+                _ => continue,
+            };
+            for n in names.into_iter().filter(|n| !n.is_empty()) {
+                out.insert((format!("{target:?}"), n));
+            }
+        }
+        out
+    }
+
+    /// Whether this fault and `other` each show in one agent that commits both.
+    pub fn combines_with(&self, other: &Fault) -> bool {
+        self.id != other.id && self.touches().is_disjoint(&other.touches())
     }
 }
 
@@ -874,7 +919,6 @@ mod tests {
             "FAULT-AUTH-MISSING-ACCEPTED",       // auth_bypass: needs callers
             "FAULT-XCARD-NO-NAME",               // the extended card
             "FAULT-DECL-STREAMING-SERVED",       // the capabilities_off mock
-            "FAULT-CARD-VENDOR-MEMBER",          // conforming
             "FAULT-CARD-NOT-FOUND",              // listed: exit 2, not 1
             "FAULT-CARD-NO-ETAG",                // listed: a SHOULD only
         ] {
