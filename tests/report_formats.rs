@@ -330,6 +330,10 @@ fn markdown_fits_a_pull_request_comment() {
                 // Spelled in letters: digits in a value are what a run makes up, and causes blank them.
                 let word: String = i.to_string().bytes().map(|d| char::from(b'a' + (d - b'0'))).collect();
                 failure.actual = Some(format!("{{\"state\": \"wrong {word}\"}}"));
+                // A defect of its own: another member, another title (the same member found wrong
+                // by checks of one title is one cause, whatever the values).
+                failure.pointer = Some(format!("/result/{word}"));
+                r.result.title = format!("Generated check {word}");
             }
             big.results.push(r);
         }

@@ -310,6 +310,9 @@ pub struct CheckRun<'a> {
     pub deadline: Option<Instant>,
     /// The binding this check's operations go over.
     pub binding: Binding,
+    /// The last stream a step judged was read whole: every event a response holding a result, its
+    /// framing sound. A violation then found in it is the check's own, not its framing owner's.
+    pub stream_read_whole: bool,
 }
 
 impl<'a> CheckRun<'a> {
@@ -345,6 +348,7 @@ impl<'a> CheckRun<'a> {
             worked_around: Mutex::new(Vec::new()),
             deadline: None,
             binding: Binding::JsonRpc,
+            stream_read_whole: false,
         }
     }
 

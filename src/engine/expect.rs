@@ -419,6 +419,7 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         roots.push(result.clone());
     }
     let broken = framing::undispatched(x);
+    run.stream_read_whole = broken.is_none();
     if let Some(ee) = &step.expect_error {
         // A stream that said nothing before the kit's bounds (its patience, its caps), before it
         // broke, or in a framing no reader can use, may still have had the error to send: those

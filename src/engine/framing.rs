@@ -3,9 +3,8 @@
 //! stream breaker, and whether the kit cut the read short.
 
 use crate::client::http::StreamExchange;
+use crate::report::text::truncate;
 use crate::sse::{SseError, StreamEnd};
-
-use super::context::truncate;
 
 /// What a stream left undispatched, when that is a violation of its framing: an event is
 /// dispatched at a blank line (SSE), so data lines a closed stream never ended with one are

@@ -20,6 +20,10 @@ use crate::suite::binding::Binding;
 use crate::suite::model::{OnlyIf, Step, Test};
 use crate::suite::paths;
 
+/// The checks that judge whether a stream can be read at all: its SSE framing, and each event a
+/// response holding a StreamResponse.
+const STREAM_FRAMING_OWNERS: [&str; 2] = ["JSONRPC-SSE-001", "REST-SSE-001"];
+
 /// Runs the check's probe, or its steps and assertions.
 pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), StepFail> {
     if let Some(probe) = &test.probe {
@@ -33,10 +37,25 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
             tokio::time::sleep(Duration::from_millis(ms.min(60_000))).await;
         }
         let last = i + 1 == test.steps.len();
+        run.stream_read_whole = false;
         if let Err(e) = run_step(run, step, last).await {
+            // A stream read whole (its events responses holding results, its framing sound) does
+            // not show the defect its framing owner judges: what the step found wrong in it is
+            // this check's own finding.
+            let causes: Vec<String> = step
+                .prerequisite
+                .0
+                .iter()
+                .filter(|id| {
+                    !(run.stream_read_whole
+                        && matches!(e, StepFail::Violation(_))
+                        && STREAM_FRAMING_OWNERS.contains(&Binding::plain_id(id)))
+                })
+                .cloned()
+                .collect();
             return Err(match e {
-                e @ (StepFail::Violation(_) | StepFail::Undecided(_)) if !step.prerequisite.is_empty() => {
-                    StepFail::Prerequisite { causes: step.prerequisite.0.clone(), failure: Box::new(e) }
+                e @ (StepFail::Violation(_) | StepFail::Undecided(_)) if !causes.is_empty() => {
+                    StepFail::Prerequisite { causes, failure: Box::new(e) }
                 }
                 e => e,
             });

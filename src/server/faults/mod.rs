@@ -710,9 +710,50 @@ impl Fault {
         out
     }
 
-    /// Whether this fault and `other` each show in one agent that commits both.
+    /// Whether it changes how errors are answered (their code, status, form).
+    fn rewrites_errors(&self) -> bool {
+        self.mutations.iter().any(|m| {
+            matches!(
+                m,
+                Mutation::ErrorCode { .. }
+                    | Mutation::ErrorToResult { .. }
+                    | Mutation::ErrorAsText { .. }
+                    | Mutation::HttpStatus { .. }
+            )
+        })
+    }
+
+    /// Whether a pointer of its value operations goes through a result member `other` lifts out
+    /// of the result (`unwrap_result`): the pointer then reaches nothing.
+    fn reaches_through_lifted(&self, other: &Fault) -> bool {
+        let lifted: Vec<String> = other
+            .mutations
+            .iter()
+            .filter_map(|m| match m {
+                Mutation::UnwrapResult { member, .. } => Some(format!("/{member}/")),
+                _ => None,
+            })
+            .collect();
+        self.mutations.iter().any(|m| {
+            let pointer = match m {
+                Mutation::Set { pointer, .. } | Mutation::DropKey { pointer: Some(pointer), .. } => pointer,
+                _ => return false,
+            };
+            lifted.iter().any(|l| pointer.starts_with(l.as_str()))
+        })
+    }
+
+    /// Whether this fault and `other` each show in one agent that commits both. A fault that
+    /// masks (every request refused, say) shows by the error it answers; one that rewrites errors
+    /// would make that refusal another story.
     pub fn combines_with(&self, other: &Fault) -> bool {
-        self.id != other.id && self.touches().is_disjoint(&other.touches())
+        let masks_rewritten = |a: &Fault, b: &Fault| a.masks.is_some() && b.rewrites_errors();
+        self.id != other.id
+            && self.touches().is_disjoint(&other.touches())
+            && !masks_rewritten(self, other)
+            && !masks_rewritten(other, self)
+            && !self.reaches_through_lifted(other)
+            && !other.reaches_through_lifted(self)
     }
 }
 
