@@ -23,8 +23,14 @@ const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_fre
 pub enum Allowed {
     /// A sentence of the A2A 1.0 specification.
     Spec(String),
-    /// A sentence of another text: `a2a-proto` (the proto's comments) or `jsonrpc` (JSON-RPC 2.0).
-    Quoted { quote: String, source: String },
+    /// A sentence of another text (`a2a-proto`: the proto's comments; `jsonrpc`: JSON-RPC 2.0), or
+    /// of the specification (`a2a-spec`) in a `section` other than the freedom's.
+    Quoted {
+        quote: String,
+        source: String,
+        #[serde(default)]
+        section: Option<String>,
+    },
 }
 
 impl Allowed {
@@ -32,6 +38,14 @@ impl Allowed {
     pub fn text(&self) -> &str {
         match self {
             Allowed::Spec(t) | Allowed::Quoted { quote: t, .. } => t,
+        }
+    }
+
+    /// The section they stand in, when not the freedom's own.
+    pub fn section(&self) -> Option<&str> {
+        match self {
+            Allowed::Quoted { section: Some(s), .. } => Some(s),
+            _ => None,
         }
     }
 

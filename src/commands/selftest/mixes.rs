@@ -112,12 +112,7 @@ impl MixMatrix {
                 s.push_str(&format!("    hidden: {f} ({})\n", how.join("; ")));
             }
             for c in &r.stray {
-                s.push_str(&format!(
-                    "    stray: {} {} ({})\n",
-                    c.check,
-                    c.outcome.as_str(),
-                    one_line(&c.message)
-                ));
+                s.push_str(&format!("    stray: {} {} ({})\n", c.check, c.outcome.as_str(), one_line(&c.message)));
             }
             for e in &r.errors {
                 s.push_str(&format!("    error: {e}\n"));

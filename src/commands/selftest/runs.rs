@@ -226,4 +226,3 @@ pub(crate) fn by_root(r: &CheckResult, meant: &[String], direct: &BTreeSet<&str>
 
 /// What the id of a check graded over HTTP+JSON ends in.
 pub(crate) const HTTP_JSON_SUFFIX: &str = "[http+json]";
-
