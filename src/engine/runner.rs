@@ -412,7 +412,8 @@ fn finish_step(run: &mut CheckRun<'_>, step: &Step, answer: &Answer, root: Optio
 fn given(path: &str, v: &Value) -> bool {
     let field = path.rsplit(['.', '/']).next().unwrap_or(path);
     let id = field == "id" || field.ends_with("Id");
-    !v.is_null() && !(id && v.as_str() == Some(""))
+    let empty_id = id && v.as_str() == Some("");
+    !(v.is_null() || empty_id)
 }
 
 fn capture(answer: &Answer, root: &Value, path: &str) -> Option<Value> {
