@@ -40,16 +40,17 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
         run.stream_read_whole = false;
         if let Err(e) = run_step(run, step, last).await {
             // A stream read whole (its events responses holding results, its framing sound) does
-            // not show the defect its framing owner judges: what the step found wrong in it is
-            // this check's own finding.
+            // not show the defect its framing owner judges, and a listing narrowed to the kit's
+            // own task held it: what the step found wrong in either is this check's own finding.
+            let own = matches!(e, StepFail::Violation(_));
             let causes: Vec<String> = step
                 .prerequisite
                 .0
                 .iter()
                 .filter(|id| {
-                    !(run.stream_read_whole
-                        && matches!(e, StepFail::Violation(_))
-                        && STREAM_FRAMING_OWNERS.contains(&Binding::plain_id(id)))
+                    !(own
+                        && (!step.narrow.is_empty()
+                            || run.stream_read_whole && STREAM_FRAMING_OWNERS.contains(&Binding::plain_id(id))))
                 })
                 .cloned()
                 .collect();
@@ -79,6 +80,7 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
         attempt += 1;
         let answer = send(run, step).await?;
         let answer = if step.all_pages { every_page(run, step, answer).await? } else { answer };
+        let answer = if step.narrow.is_empty() { answer } else { narrowed(run, step, answer)? };
         // A blocking answer whose task is still in progress is judged once the task settled.
         let answer = settle_answer(run, step, last, answer).await;
         if let Some(why) = late_subscription(run, step, &answer).await {
@@ -286,6 +288,34 @@ async fn every_page(run: &mut CheckRun<'_>, step: &Step, first: Answer) -> Resul
     }
     let mut body = x.json().unwrap_or(Value::Null);
     body["result"] = joined;
+    x.body = serde_json::to_vec(&body).unwrap_or_default();
+    Ok(Answer::Single(x))
+}
+
+/// The answer as `narrow` grades it: each named array of the result holds only the elements that
+/// satisfy its assertion. An answer that is no list (an error, another shape) is left to the
+/// step's expectations.
+fn narrowed(run: &CheckRun<'_>, step: &Step, answer: Answer) -> Result<Answer, StepFail> {
+    let Answer::Single(mut x) = answer else { return Ok(answer) };
+    let Ok(mut body) = x.json() else { return Ok(Answer::Single(x)) };
+    let Some(result) = body.get_mut("result").and_then(Value::as_object_mut) else {
+        return Ok(Answer::Single(x));
+    };
+    for (member, want) in &step.narrow {
+        let want = run.render(&step.id, want)?;
+        let Some(Value::Array(items)) = result.get_mut(member) else { continue };
+        let listed = items.len();
+        items.retain(|item| assert::check(Some(item), &want, "").is_empty());
+        if items.is_empty() {
+            return Err(StepFail::undecided(
+                &step.id,
+                format!(
+                    "none of the {listed} element(s) of `{member}` the agent listed is {}, so what it carries cannot be judged",
+                    compact(&want)
+                ),
+            ));
+        }
+    }
     x.body = serde_json::to_vec(&body).unwrap_or_default();
     Ok(Answer::Single(x))
 }

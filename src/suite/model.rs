@@ -344,6 +344,12 @@ pub struct Step {
     /// all of them, as one answer: an agent may page what it lists (§3.1.4, §3.1.9).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub all_pages: bool,
+    /// ext: array member of the result → assertion: the step is graded on the elements that
+    /// satisfy it (the kit's own task among whatever else a listing holds), so that a check of
+    /// what a listed task carries does not wait on the listing's filters. When none does, the step
+    /// cannot be decided (its `prerequisite` names the check of the listing).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub narrow: BTreeMap<String, Value>,
     /// Delay before the step.
     #[serde(default)]
     pub delay_ms: Option<u64>,
