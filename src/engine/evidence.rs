@@ -48,17 +48,22 @@ impl ToEvidence for StreamExchange {
                     text.push_str(": [the lines above were never dispatched: no blank line ended them]\n");
                 }
             }
-            match &self.end {
-                Ok(StreamEnd::Closed { incomplete: None }) => text.push_str(": [stream closed by peer]\n"),
+            let end = match &self.end {
+                Ok(StreamEnd::Closed { incomplete: None }) => ": [stream closed by peer]\n".to_owned(),
                 Ok(StreamEnd::Closed { incomplete: Some(_) }) => {
-                    text.push_str(": [stream closed by peer with an undispatched partial event]\n")
+                    ": [stream closed by peer with an undispatched partial event]\n".to_owned()
                 }
-                Ok(StreamEnd::StoppedByCaller) => text.push_str(": [stream closed by the client]\n"),
-                Err(e) => {
-                    let _ = writeln!(text, ": [stream error: {e}]");
-                }
+                Ok(StreamEnd::StoppedByCaller) => ": [stream closed by the client]\n".to_owned(),
+                Err(e) => format!(": [stream error: {e}]\n"),
+            };
+            // How the stream ended is told after the events shown, also when the events are too
+            // many to show: a stream cut at the kit's caps says so in its evidence.
+            let mut shown = body_text(text.as_bytes(), false, redactor);
+            if !shown.ends_with('\n') {
+                shown.push('\n');
             }
-            body_text(text.as_bytes(), false, redactor)
+            shown.push_str(&redactor.redact(&end));
+            shown
         } else {
             body_text(&self.body, self.truncated, redactor)
         };

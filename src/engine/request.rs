@@ -327,16 +327,22 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
 }
 
 /// Whether an HTTP+JSON agent answered as one that does not serve the request's verb on that path:
-/// 405 or 501, or a 404 that names no A2A error (a router's "no such route", not a TaskNotFound).
+/// 405 or 501, a 404 that names no A2A error (a router's "no such route", not a TaskNotFound), a
+/// JSON-RPC answer (the request fell through to a JSON-RPC endpoint), or ContentTypeNotSupported
+/// (a subscription has no content to refuse).
 /// SubscribeToTask is then tried with the other verb the spec names (digest §14 item 1).
-fn verb_not_served(status: u16, body: &[u8]) -> bool {
+pub(crate) fn verb_not_served(status: u16, body: &[u8]) -> bool {
+    let body = serde_json::from_slice::<Value>(body).ok();
+    let error_code = || envelope(status, body.as_ref()).and_then(|e| e.pointer("/error/code").and_then(Value::as_i64));
+    // A JSON-RPC answer to an HTTP+JSON path: the POST fell through to the agent's JSON-RPC
+    // endpoint, so no HTTP+JSON route serves that verb there.
+    let json_rpc = body.as_ref().is_some_and(|b| b.get("jsonrpc").is_some());
     match status {
         405 | 501 => true,
-        404 => {
-            let body = serde_json::from_slice::<Value>(body).ok();
-            envelope(404, body.as_ref()).is_none_or(|e| e.pointer("/error/code").is_none_or(Value::is_null))
-        }
-        _ => false,
+        404 => error_code().is_none() || json_rpc,
+        // A subscription carries no content for the agent to judge: ContentTypeNotSupportedError
+        // to a POST says the route wants another request, the proto's GET.
+        _ => json_rpc || error_code() == Some(-32005),
     }
 }
 
@@ -579,6 +585,15 @@ mod tests {
             "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND"}]}}"#;
         assert!(!verb_not_served(404, missing), "a TaskNotFoundError is the answer");
         assert!(!verb_not_served(400, b""));
+        // A POST that fell through to the agent's JSON-RPC endpoint, and a subscription refused
+        // for a content type it does not carry.
+        let fell_through =
+            br#"{"jsonrpc": "2.0", "id": null, "error": {"code": -32005, "message": "Unsupported Content-Type"}}"#;
+        assert!(verb_not_served(200, fell_through));
+        let no_content = br#"{"error": {"code": 415, "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "CONTENT_TYPE_NOT_SUPPORTED", "domain": "a2a-protocol.org"}]}}"#;
+        assert!(verb_not_served(415, no_content));
+        let not_cancelable = br#"{"error": {"code": 400, "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "UNSUPPORTED_OPERATION"}]}}"#;
+        assert!(!verb_not_served(400, not_cancelable), "an A2A error about the task is the answer");
     }
 
     #[test]

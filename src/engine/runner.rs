@@ -9,7 +9,7 @@ use super::context::{CheckRun, StepFail, compact};
 use super::expect::{HELD_BACK, evaluate, named_assertion};
 use super::framing;
 use super::probes;
-use super::request::{Answer, binding_of, send};
+use super::request::{Answer, binding_of, send, verb_not_served};
 use super::settle::settle_answer;
 use super::states::is_terminal;
 use crate::client::rest::{envelope, rest_request};
@@ -81,6 +81,19 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
         let answer = send(run, step).await?;
         let answer = if step.all_pages { every_page(run, step, answer).await? } else { answer };
         let answer = if step.narrow.is_empty() { answer } else { narrowed(run, step, answer)? };
+        if step.unserved_skips
+            && let Answer::Single(x) = &answer
+            && ((binding_of(run, step) == Binding::HttpJson && verb_not_served(x.status, &x.body))
+                || x.json().ok().and_then(|b| b.pointer("/error/code")?.as_i64()) == Some(-32004))
+        {
+            return Err(StepFail::Skip(
+                SkipReason::BehaviorNotAvailable,
+                format!(
+                    "the agent does not serve this operation (HTTP {}), so how it reads the request cannot be judged",
+                    x.status
+                ),
+            ));
+        }
         // A blocking answer whose task is still in progress is judged once the task settled.
         let answer = settle_answer(run, step, last, answer).await;
         if let Some(why) = late_subscription(run, step, &answer).await {

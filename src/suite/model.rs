@@ -350,6 +350,12 @@ pub struct Step {
     /// cannot be decided (its `prerequisite` names the check of the listing).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub narrow: BTreeMap<String, Value>,
+    /// ext: an answer saying the agent does not serve the operation at all (HTTP 405 or 501, a
+    /// router's 404, a JSON-RPC answer to an HTTP+JSON path, UnsupportedOperationError) skips the
+    /// check: for a check whose sentence is about how the operation is served (its query's
+    /// names), not whether (§3.1 says "must support" in lower case only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unserved_skips: bool,
     /// Delay before the step.
     #[serde(default)]
     pub delay_ms: Option<u64>,
