@@ -5,13 +5,14 @@
 
 #[path = "common/mock_run.rs"]
 mod mock_run;
-
-use std::collections::BTreeMap;
+#[path = "common/outcomes.rs"]
+mod outcomes;
 
 use a2a_conform::report::json::Report;
 use a2a_conform::report::{Outcome, SkipReason};
 use a2a_conform::suite::behaviors::Behaviors;
 use mock_run::run_against_mock;
+use outcomes::{Outcomes, outcomes};
 
 /// One run against a fresh mock committing `faults`, with no map; discovery on or off. The mock
 /// keeps its own pace: at the embedded run's, its long-running task ends about when the kit stops
@@ -25,19 +26,7 @@ async fn run(faults: &[&str], discover: bool, only: &[&str]) -> Report {
     .await
 }
 
-/// Check id → (outcome, skip reason, skip detail).
-fn outcomes(report: &Report) -> BTreeMap<String, (Outcome, Option<SkipReason>, String)> {
-    report
-        .results
-        .iter()
-        .map(|r| {
-            let r = &r.result;
-            (r.id.clone(), (r.outcome, r.skip_reason, r.skip_detail.clone().unwrap_or_default()))
-        })
-        .collect()
-}
-
-fn wanting_a_behaviour(o: &BTreeMap<String, (Outcome, Option<SkipReason>, String)>) -> usize {
+fn wanting_a_behaviour(o: &Outcomes) -> usize {
     o.values().filter(|(_, s, _)| *s == Some(SkipReason::BehaviorNotAvailable)).count()
 }
 

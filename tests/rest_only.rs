@@ -3,7 +3,9 @@
 //! "not selected"), KIT-IFACE-001 judges the HTTP+JSON interface, HTTP+JSON's own checks and the
 //! binding-neutral ones (versioning included) run over it, and behaviour discovery speaks it.
 
-use std::collections::BTreeMap;
+#[path = "common/outcomes.rs"]
+mod outcomes;
+
 use std::time::Duration;
 
 use a2a_conform::client::http::ClientConfig;
@@ -14,6 +16,7 @@ use a2a_conform::server::MockConfig;
 use a2a_conform::server::binding::Bindings;
 use a2a_conform::server::faults::FaultCatalogue;
 use a2a_conform::suite::behaviors::Behaviors;
+use outcomes::outcomes;
 
 const ONLY: &[&str] = &[
     "KIT-IFACE-001",
@@ -49,18 +52,6 @@ async fn run(faults: &[&str]) -> Report {
     let report = check::run(&opts, &mut ()).await.expect("the check run starts");
     server.shutdown().await;
     report
-}
-
-/// Check id → (outcome, skip reason, skip detail).
-fn outcomes(report: &Report) -> BTreeMap<String, (Outcome, Option<SkipReason>, String)> {
-    report
-        .results
-        .iter()
-        .map(|r| {
-            let r = &r.result;
-            (r.id.clone(), (r.outcome, r.skip_reason, r.skip_detail.clone().unwrap_or_default()))
-        })
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
