@@ -175,6 +175,7 @@ pub fn code_of_reason(reason: &str) -> Option<i64> {
 
 /// An HTTP+JSON answer read in the JSON-RPC shape: a 2xx body is the `result`; an error body
 /// (`google.rpc.Status`, §11.6) is an `error` whose `code` is the A2A error its `ErrorInfo` names
+/// (a detail with no `@type` counts as one)
 /// (else, for a status without one: `INVALID_ARGUMENT` is -32602, `INTERNAL` -32603; anything
 /// else keeps no code, and a grader expecting one says what came), whose `message` is its
 /// message and whose `data` is its `details`. `None` for a body that is not JSON.
@@ -192,7 +193,9 @@ pub fn envelope(status: u16, body: Option<&Value>) -> Option<Value> {
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|d| d.get("@type").and_then(Value::as_str).is_some_and(|t| t.ends_with("google.rpc.ErrorInfo")))
+        // A detail without `@type` is still read by its `reason`: which error it names is one
+        // question, whether the detail is typed (REST-ERR-001, CORE-ERR-008) another.
+        .filter(|d| d.get("@type").and_then(Value::as_str).is_none_or(|t| t.ends_with("google.rpc.ErrorInfo")))
         .find_map(|d| d.get("reason").and_then(Value::as_str).and_then(code_of_reason));
     let code = reason_code.or(match e.get("status").and_then(Value::as_str) {
         Some("INVALID_ARGUMENT") => Some(-32602),
@@ -264,6 +267,18 @@ mod tests {
         assert_eq!(envelope(400, Some(&bad)).unwrap()["error"]["code"], -32602);
         let bare = json!({"error": {"code": 404, "status": "NOT_FOUND", "message": "x"}});
         assert_eq!(envelope(404, Some(&bare)).unwrap()["error"]["code"], Value::Null, "no ErrorInfo: no A2A code");
+        let untyped = json!({"error": {"code": 400, "details": [{"reason": "VERSION_NOT_SUPPORTED", "domain": "a2a-protocol.org"}]}});
+        assert_eq!(
+            envelope(400, Some(&untyped)).unwrap()["error"]["code"],
+            -32009,
+            "an untyped detail still names its error"
+        );
+        let other = json!({"error": {"code": 400, "details": [{"@type": "type.googleapis.com/google.rpc.BadRequest", "reason": "TASK_NOT_FOUND"}]}});
+        assert_eq!(
+            envelope(400, Some(&other)).unwrap()["error"]["code"],
+            Value::Null,
+            "another type's reason is not an A2A error"
+        );
         assert_eq!(envelope(500, None), None);
         assert_eq!(read_answer(200, b""), Some(json!({"result": {}})), "an empty success has no content");
         assert_eq!(read_answer(204, b"  "), Some(json!({"result": {}})));

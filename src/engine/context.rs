@@ -463,6 +463,11 @@ impl<'a> CheckRun<'a> {
                 self.note(&[super::workaround::WRAPPED_TASK_NOTE]);
                 Some(inner.clone())
             }
+            "list_push_configs" if self.plain_id() != BARE_CONFIGS_OWNER => {
+                let configs = result.as_array().filter(|a| a.iter().all(Value::is_object))?;
+                self.note(&[super::workaround::BARE_CONFIGS_NOTE]);
+                Some(serde_json::json!({ "configs": configs }))
+            }
             _ => None,
         }
     }
@@ -527,3 +532,6 @@ pub fn truncate(s: &str, max: usize) -> String {
 /// The checks of the shape of GetTask's and CancelTask's answers (a Task, not a wrapper): they
 /// read those answers as they came.
 const WRAPPED_TASK_OWNERS: [&str; 2] = ["KIT-TASK-001", "KIT-CANCEL-006"];
+/// The check of the shape of ListTaskPushNotificationConfigs's answer (an object whose `configs`
+/// holds them, not a bare array).
+const BARE_CONFIGS_OWNER: &str = "KIT-PUSH-011";

@@ -40,9 +40,11 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
         run.stream_read_whole = false;
         if let Err(e) = run_step(run, step, last).await {
             // A stream read whole (its events responses holding results, its framing sound) does
-            // not show the defect its framing owner judges, and a listing narrowed to the kit's
-            // own task held it: what the step found wrong in either is this check's own finding.
+            // not show the defect its framing owner judges, a listing narrowed to the kit's own
+            // task held it, and an error whose shape alone is judged (no code asked) was an error
+            // whichever it was: what the step found wrong in any of them is this check's own.
             let own = matches!(e, StepFail::Violation(_));
+            let error_shape = matches!(&e, StepFail::Violation(f) if shape_of_any_error(step, f));
             let causes: Vec<String> = step
                 .prerequisite
                 .0
@@ -50,6 +52,7 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
                 .filter(|id| {
                     !(own
                         && (!step.narrow.is_empty()
+                            || error_shape
                             || run.stream_read_whole && STREAM_FRAMING_OWNERS.contains(&Binding::plain_id(id))))
                 })
                 .cloned()
@@ -66,6 +69,13 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
         named_assertion(run, "assertions", a)?;
     }
     Ok(())
+}
+
+/// Whether `f` faults a member of an error the step expects in no particular code: the answer was
+/// an error, and what is wrong with its members does not depend on which error it is.
+fn shape_of_any_error(step: &Step, f: &Failure) -> bool {
+    step.expect_error.as_ref().is_some_and(|ee| ee.code.is_none() && ee.error_type.is_none())
+        && f.pointer.as_deref().is_some_and(|p| p.starts_with("/error/"))
 }
 
 /// `last`: no step follows this one.
@@ -261,6 +271,19 @@ fn percent_decoded(s: &str) -> String {
 
 /// Most pages a step with `all_pages` reads.
 const MAX_PAGES: usize = 20;
+/// The check that grades that a pageToken leads to the next page.
+const PAGE_TOKEN_OWNER: &str = "KIT-LIST-004";
+
+/// The ids of the elements a page lists (its tasks or configs).
+fn listed_ids(page: &Value) -> std::collections::BTreeSet<String> {
+    page.as_object()
+        .into_iter()
+        .flat_map(|m| m.values())
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|item| item.get("id").and_then(Value::as_str).map(str::to_owned))
+        .collect()
+}
 
 /// The answer of a list step over all its pages: while the page read names a `nextPageToken`, the
 /// step is sent again with it as `pageToken`, and the pages' lists are joined into the last
@@ -271,11 +294,28 @@ async fn every_page(run: &mut CheckRun<'_>, step: &Step, first: Answer) -> Resul
     // An answer over either binding reads in the JSON-RPC shape here: the list is the `result`.
     let list_of = |v: &Value| -> Option<Value> { v.get("result").filter(|r| r.is_object()).cloned() };
     let Some(mut joined) = x.json().ok().as_ref().and_then(list_of) else { return Ok(Answer::Single(x)) };
-    for _ in 1..MAX_PAGES {
-        let token = joined.get("nextPageToken").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let token_of = |v: &Value| v.get("nextPageToken").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let mut seen = listed_ids(&joined);
+    let mut read = 1;
+    loop {
+        let token = token_of(&joined);
         if token.is_empty() {
             break;
         }
+        if read >= MAX_PAGES {
+            // A step about the last page cannot be judged on one before it; a step about what
+            // the listing holds is judged on the pages read.
+            if step.expect.as_ref().and_then(|e| e.body.as_ref()).is_some_and(|b| b.get("nextPageToken").is_some()) {
+                return Err(StepFail::undecided(
+                    &step.id,
+                    format!(
+                        "the agent still names a nextPageToken after {MAX_PAGES} pages, the most the kit reads for one step, so the last page was not reached"
+                    ),
+                ));
+            }
+            break;
+        }
+        read += 1;
         let mut next = step.clone();
         let mut params = next.params.take().unwrap_or_else(|| json!({}));
         params["pageToken"] = json!(token);
@@ -284,6 +324,22 @@ async fn every_page(run: &mut CheckRun<'_>, step: &Step, first: Answer) -> Resul
         let Some(page) = y.json().ok().as_ref().and_then(list_of) else {
             return Ok(Answer::Single(y));
         };
+        // A page that names the token of the page before, or lists only what earlier pages did,
+        // was not read from the token: the walk would never reach the last page.
+        let ids = listed_ids(&page);
+        if token_of(&page) == token || (!ids.is_empty() && ids.is_subset(&seen)) {
+            return Err(StepFail::Prerequisite {
+                causes: vec![PAGE_TOKEN_OWNER.into()],
+                failure: Box::new(StepFail::undecided(
+                    &step.id,
+                    format!(
+                        "page {read}, asked for with the nextPageToken of page {}, repeats it, so the kit cannot reach the last page",
+                        read - 1
+                    ),
+                )),
+            });
+        }
+        seen.extend(ids);
         if let (Some(all), Some(more)) = (joined.as_object_mut(), page.as_object()) {
             for (k, v) in more {
                 match (all.get_mut(k), v) {
@@ -379,7 +435,8 @@ fn guard_holds(run: &CheckRun<'_>, step: &str, guard: &OnlyIf, root: &Value) -> 
 /// A success root as the check grades it (a stream's roots as they came).
 fn read_as_graded(run: &CheckRun<'_>, step: &Step, root: Value) -> Value {
     match step.operation.as_deref() {
-        Some(op) if !root.is_array() => run.read_result(op, &root).unwrap_or(root),
+        // A stream's root is the array of its results; a bare list of push configs is one answer.
+        Some(op) if !root.is_array() || op == "list_push_configs" => run.read_result(op, &root).unwrap_or(root),
         _ => root,
     }
 }

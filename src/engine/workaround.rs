@@ -46,6 +46,9 @@ pub const BARE_NOTE: &str = "a bare Task or Message SendMessage result read as {
 /// The note of a check that read a GetTask or CancelTask answer inside the `task` wrapper the agent
 /// put it in (the wrapper is KIT-TASK-001's and KIT-CANCEL-006's finding).
 pub const WRAPPED_TASK_NOTE: &str = "a Task answered inside {\"task\": …} read as the Task itself";
+/// The note of a check that read a ListTaskPushNotificationConfigs answer given as a bare array
+/// (KIT-PUSH-011's finding) as the response whose `configs` it is.
+pub const BARE_CONFIGS_NOTE: &str = "a bare array of push configs read as {\"configs\": […]}";
 
 /// How a request names its protocol version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

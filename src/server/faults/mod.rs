@@ -698,9 +698,21 @@ impl Fault {
                     (*target, key.iter().cloned().chain(pointer.as_deref().map(last)).collect())
                 }
                 Mutation::Set { pointer, target, .. } => (*target, vec![last(pointer)]),
+                // A member copied over the whole answer is lifted out of it: a pointer through
+                // that member reaches nothing any more.
+                Mutation::Copy { from, to, target, .. } if to.is_empty() => (*target, vec![last(from)]),
                 Mutation::Copy { to, target, .. } => (*target, vec![last(to)]),
                 Mutation::RewriteString { key: Some(k), target, .. } => (*target, vec![k.clone()]),
                 Mutation::UnwrapResult { member, .. } => (Target::Result, vec![member.clone()]),
+                // Two rewrites of one request header: the later one decides what the agent
+                // reads, so only one of them is committed.
+                // An error chosen by its message is not found once another fault takes the
+                // message away.
+                Mutation::ErrorCode { message_contains: Some(_), .. } => (Target::Error, vec!["message".to_owned()]),
+                Mutation::RequestSetHeader { name, .. } | Mutation::RequestDropHeader { name } => {
+                    out.insert(("request header".to_owned(), name.to_ascii_lowercase()));
+                    continue;
+                }
                 _ => continue,
             };
             for n in names.into_iter().filter(|n| !n.is_empty()) {
@@ -724,13 +736,15 @@ impl Fault {
     }
 
     /// Whether a pointer of its value operations goes through a result member `other` lifts out
-    /// of the result (`unwrap_result`): the pointer then reaches nothing.
+    /// of the result (`unwrap_result`, or a copy over the whole answer): the pointer then reaches
+    /// nothing.
     fn reaches_through_lifted(&self, other: &Fault) -> bool {
         let lifted: Vec<String> = other
             .mutations
             .iter()
             .filter_map(|m| match m {
                 Mutation::UnwrapResult { member, .. } => Some(format!("/{member}/")),
+                Mutation::Copy { from, to, .. } if to.is_empty() => Some(format!("{from}/")),
                 _ => None,
             })
             .collect();
@@ -932,6 +946,21 @@ impl ActiveFaults {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn faults_that_rewrite_one_request_header_are_not_mixed() {
+        let c = FaultCatalogue::builtin().unwrap();
+        let f = |id: &str| c.get(id).unwrap();
+        assert!(!f("FAULT-VER-HEADER-IGNORED").combines_with(&f("FAULT-VER-CURRENT-REJECTED")));
+        assert!(!f("FAULT-VER-CURRENT-REJECTED").combines_with(&f("FAULT-VER-PATCH-CONSIDERED")));
+        assert!(f("FAULT-VER-CURRENT-REJECTED").combines_with(&f("FAULT-CARD-NO-OUTPUT-MODES")));
+        assert!(!f("FAULT-PUSH-LIST-BARE").combines_with(&f("FAULT-PUSH-LIST-PHANTOM")), "a member lifted to the root");
+        assert!(!f("FAULT-PUSH-LIST-DROPS-ONE").combines_with(&f("FAULT-PUSH-LIST-BARE")), "a pointer through it");
+        assert!(
+            !f("FAULT-SEC-FOREIGN-TASK-FORBIDDEN").combines_with(&f("FAULT-ERR-NO-MESSAGE")),
+            "an error found by its message"
+        );
+    }
 
     /// `selftest --faults-dir mock-peer/faults` commits the same faults as the compiled-in catalogue.
     #[test]
