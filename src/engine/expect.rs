@@ -118,16 +118,16 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
                     actual: Some(compact(&v)),
                 }));
             };
+            // Under a workaround that reads bare SendMessage results (or a wrapped Task, or a bare
+            // list of configs), a check that is not about that shape judges, and validates, what
+            // the 1.0 shape holds: the shape is its owners' finding, not every reader's.
+            let shaped = run.read_result(op, &result);
             if let Some((_, def, _)) = operation(op)
                 && !def.is_empty()
             {
-                run.wire_check(&step.id, def, &result);
+                run.wire_check(&step.id, def, shaped.as_ref().unwrap_or(&result));
             }
             if let Some(exp) = &step.expect {
-                // Under a workaround that reads bare SendMessage results, a check that is not
-                // about the SendMessageResponse shape judges the task or message where the 1.0
-                // shape has it: the shape is its owners' finding, not every reader's.
-                let shaped = run.read_result(op, &result);
                 expect_body(run, &step.id, Some(shaped.as_ref().unwrap_or(&result)), exp)?;
             }
             Ok(Some(result))

@@ -288,7 +288,10 @@ fn listed_ids(page: &Value) -> std::collections::BTreeSet<String> {
 /// The answer of a list step over all its pages: while the page read names a `nextPageToken`, the
 /// step is sent again with it as `pageToken`, and the pages' lists are joined into the last
 /// answer (each page is kept as evidence as it came). An error answer, or one that is not a list,
-/// ends the reading: the step grades it as it is.
+/// ends the reading: the step grades it as it is. The walk also ends after [`MAX_PAGES`] or at a
+/// page that repeats the one before (a pageToken not honoured): a step about the last page's
+/// nextPageToken is then undecided (deferring to KIT-LIST-004 for a repeat), any other is judged
+/// on the pages read.
 async fn every_page(run: &mut CheckRun<'_>, step: &Step, first: Answer) -> Result<Answer, StepFail> {
     let Answer::Single(mut x) = first else { return Ok(first) };
     // An answer over either binding reads in the JSON-RPC shape here: the list is the `result`.
@@ -296,6 +299,10 @@ async fn every_page(run: &mut CheckRun<'_>, step: &Step, first: Answer) -> Resul
     let Some(mut joined) = x.json().ok().as_ref().and_then(list_of) else { return Ok(Answer::Single(x)) };
     let token_of = |v: &Value| v.get("nextPageToken").and_then(Value::as_str).unwrap_or_default().to_owned();
     let mut seen = listed_ids(&joined);
+    // A step about the last page cannot be judged on one before it; a step about what the listing
+    // holds is judged on the pages read.
+    let about_last_page =
+        step.expect.as_ref().and_then(|e| e.body.as_ref()).is_some_and(|b| b.get("nextPageToken").is_some());
     let mut read = 1;
     loop {
         let token = token_of(&joined);
@@ -303,9 +310,7 @@ async fn every_page(run: &mut CheckRun<'_>, step: &Step, first: Answer) -> Resul
             break;
         }
         if read >= MAX_PAGES {
-            // A step about the last page cannot be judged on one before it; a step about what
-            // the listing holds is judged on the pages read.
-            if step.expect.as_ref().and_then(|e| e.body.as_ref()).is_some_and(|b| b.get("nextPageToken").is_some()) {
+            if about_last_page {
                 return Err(StepFail::undecided(
                     &step.id,
                     format!(
@@ -328,6 +333,9 @@ async fn every_page(run: &mut CheckRun<'_>, step: &Step, first: Answer) -> Resul
         // was not read from the token: the walk would never reach the last page.
         let ids = listed_ids(&page);
         if token_of(&page) == token || (!ids.is_empty() && ids.is_subset(&seen)) {
+            if !about_last_page {
+                break;
+            }
             return Err(StepFail::Prerequisite {
                 causes: vec![PAGE_TOKEN_OWNER.into()],
                 failure: Box::new(StepFail::undecided(
