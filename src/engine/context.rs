@@ -472,6 +472,22 @@ impl<'a> CheckRun<'a> {
         }
     }
 
+    /// `v`, an answer this check grades, with the task states and roles the agent spells the 0.3
+    /// way read as their 1.0 names, when the run saw that spelling in SendMessage answers: the
+    /// spelling is its owners' finding (DM-FMT-002 and the enum checks), not every reader's. An
+    /// agent whose SendMessage answers are spelled right is read as it came everywhere, so that a
+    /// 0.3 spelling elsewhere stays in every check's sight.
+    pub(crate) fn read_enums(&self, v: &mut Value) {
+        let legacy = self.ctx.workaround.as_ref().is_some_and(|w| w.legacy_answers);
+        if legacy
+            && !self.is_anchor()
+            && !ENUM_OWNERS.contains(&self.plain_id())
+            && super::workaround::read_legacy_enums(v)
+        {
+            self.note(&[super::workaround::LEGACY_ANSWERS_NOTE]);
+        }
+    }
+
     /// The check's id whatever binding grades it.
     fn plain_id(&self) -> &str {
         crate::suite::binding::Binding::plain_id(&self.id)
@@ -532,6 +548,8 @@ pub fn truncate(s: &str, max: usize) -> String {
 /// The checks of the shape of GetTask's and CancelTask's answers (a Task, not a wrapper): they
 /// read those answers as they came.
 const WRAPPED_TASK_OWNERS: [&str; 2] = ["KIT-TASK-001", "KIT-CANCEL-006"];
+/// The checks of how answers spell enum values: they read the 0.3 spellings as they came.
+const ENUM_OWNERS: [&str; 5] = ["DM-FMT-002", "KIT-TASK-004", "KIT-LIST-020", "KIT-SEND-006", "KIT-STREAM-017"];
 /// The check of the shape of ListTaskPushNotificationConfigs's answer (an object whose `configs`
 /// holds them, not a bare array).
 const BARE_CONFIGS_OWNER: &str = "KIT-PUSH-011";

@@ -102,8 +102,12 @@ pub async fn run(ctx: &Ctx, bound: Duration, per_request: Duration) -> Diagnosis
         // Healthy, or a bare result to a request the agent accepts: no variant can say more. A bare
         // result is read as the SendMessageResponse holding it by every check but the shape's own,
         // so that the rest of what the agent does is graded.
-        if matches!(d.neutral(), Answer::Bare(_)) {
-            d.workaround = Some(Workaround { spelling: Spelling::NONE, bare: true });
+        // Answers in the 0.3 enum spelling are read in their 1.0 names by every check but the
+        // spelling's own, likewise.
+        let bare = matches!(d.neutral(), Answer::Bare(_));
+        let legacy_answers = d.attempts[0].result.as_ref().is_some_and(workaround::shows_legacy_enums);
+        if bare || legacy_answers {
+            d.workaround = Some(Workaround { spelling: Spelling::NONE, bare, legacy_answers });
         }
         d.elapsed = started.elapsed();
         return d;
@@ -148,7 +152,8 @@ pub async fn run(ctx: &Ctx, bound: Duration, per_request: Duration) -> Diagnosis
         spelling.method &= ctx.primary != Some(Binding::HttpJson);
         // No SendMessage variant can vary a task state; the agent's own answer can show them.
         spelling.states = spelling.roles && a.result.as_ref().is_some_and(workaround::shows_legacy_states);
-        d.workaround = Some(Workaround { spelling, bare: matches!(a.answer, Answer::Bare(_)) });
+        let legacy_answers = a.result.as_ref().is_some_and(workaround::shows_legacy_enums);
+        d.workaround = Some(Workaround { spelling, bare: matches!(a.answer, Answer::Bare(_)), legacy_answers });
         d.chosen = a.variant;
     }
     d.elapsed = started.elapsed();
@@ -167,7 +172,7 @@ async fn attempt(
     let step = format!("diagnosis {}", variant.map_or("1.0 request", |i| VARIANTS[i].label));
     let (binding, url, _) = ctx.primary_interface();
     // The same code that rewrites the other checks' requests under the workaround.
-    let w = Workaround { spelling, bare: false };
+    let w = Workaround { spelling, bare: false, legacy_answers: false };
     let req = match binding {
         Binding::JsonRpc => {
             let mut req = rpc_request(url, &id, "SendMessage", Some(params));
@@ -295,7 +300,7 @@ mod tests {
             ],
             not_sent: vec![(5, "the 1.0 request has only the REQUIRED fields already")],
             chosen: Some(0),
-            workaround: Some(Workaround { spelling: VARIANTS[0].spelling, bare: true }),
+            workaround: Some(Workaround { spelling: VARIANTS[0].spelling, bare: true, legacy_answers: false }),
             elapsed: Duration::ZERO,
         };
         let m = d.message(true);

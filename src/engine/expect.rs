@@ -128,7 +128,9 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
                 run.wire_check(&step.id, def, shaped.as_ref().unwrap_or(&result));
             }
             if let Some(exp) = &step.expect {
-                expect_body(run, &step.id, Some(shaped.as_ref().unwrap_or(&result)), exp)?;
+                let mut graded = shaped.unwrap_or_else(|| result.clone());
+                run.read_enums(&mut graded);
+                expect_body(run, &step.id, Some(&graded), exp)?;
             }
             Ok(Some(result))
         }
@@ -416,7 +418,9 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
             return Err(StepFail::violation(sid, format!("event {i} has no `result`")));
         };
         run.wire_check(sid, "StreamResponse", result);
-        roots.push(result.clone());
+        let mut graded = result.clone();
+        run.read_enums(&mut graded);
+        roots.push(graded);
     }
     let broken = framing::undispatched(x);
     run.stream_read_whole = broken.is_none();

@@ -444,7 +444,11 @@ fn guard_holds(run: &CheckRun<'_>, step: &str, guard: &OnlyIf, root: &Value) -> 
 fn read_as_graded(run: &CheckRun<'_>, step: &Step, root: Value) -> Value {
     match step.operation.as_deref() {
         // A stream's root is the array of its results; a bare list of push configs is one answer.
-        Some(op) if !root.is_array() || op == "list_push_configs" => run.read_result(op, &root).unwrap_or(root),
+        Some(op) if !root.is_array() || op == "list_push_configs" => {
+            let mut graded = run.read_result(op, &root).unwrap_or(root);
+            run.read_enums(&mut graded);
+            graded
+        }
         _ => root,
     }
 }
@@ -477,6 +481,13 @@ fn finish_step(run: &mut CheckRun<'_>, step: &Step, answer: &Answer, root: Optio
     } else {
         run.read_result(op, &root)
     };
+    // Later steps compare with what the check graded, enum spellings included.
+    let shaped = shaped.map(|mut v| {
+        run.read_enums(&mut v);
+        v
+    });
+    let mut root = root;
+    run.read_enums(&mut root);
     for (var, path) in &step.capture {
         // A value the answer does not hold is nothing this check may send on, nor a finding of
         // its own: a member the spec requires is its owner's to miss, and an optional one (a

@@ -7,8 +7,10 @@ use serde_json::Value;
 pub const TERMINAL: [&str; 4] =
     ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"];
 
+/// Whether `state` is terminal, in its 1.0 name or its 0.3 spelling: what a task's state means for
+/// when to stop waiting does not depend on how it is spelled (that is the enum checks' finding).
 pub fn is_terminal(state: &str) -> bool {
-    TERMINAL.contains(&state)
+    TERMINAL.contains(&super::workaround::state_name(state).unwrap_or(state))
 }
 
 /// The task state a StreamResponse (or SendMessageResponse) carries, from its `task` snapshot or its

@@ -49,6 +49,9 @@ pub const WRAPPED_TASK_NOTE: &str = "a Task answered inside {\"task\": …} read
 /// The note of a check that read a ListTaskPushNotificationConfigs answer given as a bare array
 /// (KIT-PUSH-011's finding) as the response whose `configs` it is.
 pub const BARE_CONFIGS_NOTE: &str = "a bare array of push configs read as {\"configs\": […]}";
+/// The note of a check that read task states and roles the agent spelled the 0.3 way as their 1.0
+/// names (the spelling is DM-FMT-002's finding and the enum checks').
+pub const LEGACY_ANSWERS_NOTE: &str = "0.3 enum spellings in answers (completed, agent, ...) read as their 1.0 names";
 
 /// How a request names its protocol version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,6 +224,9 @@ pub struct Workaround {
     /// The agent answered the working variant with a bare Task or Message: captures of a
     /// SendMessage result read that shape as the SendMessageResponse holding it.
     pub bare: bool,
+    /// The agent's answers spell task states or roles the 0.3 way: the checks not about the
+    /// spelling read them as their 1.0 names ([`read_legacy_enums`]).
+    pub legacy_answers: bool,
 }
 
 impl Workaround {
@@ -304,6 +310,9 @@ impl Workaround {
         if self.bare {
             out.push(BARE_NOTE);
         }
+        if self.legacy_answers {
+            out.push(LEGACY_ANSWERS_NOTE);
+        }
         out
     }
 }
@@ -313,6 +322,49 @@ pub fn shows_legacy_states(result: &Value) -> bool {
     let mut found = Vec::new();
     collect(result, &["state"], &mut found);
     found.iter().any(|v| v.as_str().is_some_and(|s| STATES.iter().any(|(_, legacy)| *legacy == s)))
+}
+
+/// True when a result shows task states or roles in their 0.3 spelling.
+pub fn shows_legacy_enums(result: &Value) -> bool {
+    let mut roles = Vec::new();
+    collect(result, &["role"], &mut roles);
+    shows_legacy_states(result)
+        || roles.iter().any(|v| v.as_str().is_some_and(|s| ROLES.iter().any(|(_, legacy)| *legacy == s)))
+}
+
+/// Renames, in an answer, the task states (`state` of a `status`) and the roles spelled the 0.3
+/// way to their 1.0 names; returns whether anything changed. Only those two members are read: a
+/// `state` elsewhere (in a data part, in metadata) is the agent's own data.
+pub fn read_legacy_enums(v: &mut Value) -> bool {
+    fn walk(v: &mut Value, in_status: bool) -> bool {
+        let mut changed = false;
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    let table = match k.as_str() {
+                        "state" if in_status => Some(STATES),
+                        "role" => Some(ROLES),
+                        _ => None,
+                    };
+                    let renamed = table.and_then(|t| {
+                        let s = x.as_str()?;
+                        t.iter().find(|(_, legacy)| *legacy == s).map(|(name, _)| *name)
+                    });
+                    match renamed {
+                        Some(name) => {
+                            *x = Value::from(name);
+                            changed = true;
+                        }
+                        None => changed |= walk(x, k == "status"),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| changed |= walk(x, false)),
+            _ => {}
+        }
+        changed
+    }
+    walk(v, false)
 }
 
 #[cfg(test)]
@@ -331,7 +383,7 @@ mod tests {
 
     #[test]
     fn roles_are_renamed_unless_the_request_is_about_them() {
-        let w = Workaround { spelling: Spelling { roles: true, ..Spelling::NONE }, bare: false };
+        let w = Workaround { spelling: Spelling { roles: true, ..Spelling::NONE }, bare: false, legacy_answers: false };
         let mut req = send(json!({"message": {"role": "ROLE_USER", "parts": [{"text": "ROLE_USER"}]}}));
         assert_eq!(w.rewrite(&mut req, "http://a/rpc", false), [ROLES_NOTE]);
         assert_eq!(body(&req)["params"]["message"], json!({"role": "user", "parts": [{"text": "ROLE_USER"}]}));
@@ -344,7 +396,7 @@ mod tests {
 
     #[test]
     fn hand_written_bodies_go_as_written() {
-        let w = Workaround { spelling: Spelling { roles: true, ..Spelling::NONE }, bare: false };
+        let w = Workaround { spelling: Spelling { roles: true, ..Spelling::NONE }, bare: false, legacy_answers: false };
         let raw = br#"{"jsonrpc":"2.0", "id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER"}}}"#;
         let mut req = HttpRequest { body: Some(raw.to_vec().into()), ..send(json!({})) };
         assert!(w.rewrite(&mut req, "http://a/rpc", false).is_empty());
@@ -354,7 +406,7 @@ mod tests {
     #[test]
     fn kinds_method_and_version() {
         let all = Spelling { roles: true, kinds: true, method: true, version: Version::Legacy, states: false };
-        let w = Workaround { spelling: all, bare: false };
+        let w = Workaround { spelling: all, bare: false, legacy_answers: false };
         let mut req = send(json!({"message": {"role": "ROLE_USER", "parts": [{"text": "x"}, {"data": 1}]}}));
         let notes = w.rewrite(&mut req, "http://a/rpc", false);
         assert_eq!(notes, [METHOD_NOTE, ROLES_NOTE, KINDS_NOTE, LEGACY_VERSION_NOTE]);
@@ -367,7 +419,11 @@ mod tests {
         let notes = w.rewrite(&mut own, "http://a/rpc", true);
         assert_eq!(notes, [METHOD_NOTE], "its own kind and its own version stay");
         assert_eq!(own.header_value("a2a-version"), Some("1.0"));
-        let omit = Workaround { spelling: Spelling { version: Version::Omitted, ..Spelling::NONE }, bare: false };
+        let omit = Workaround {
+            spelling: Spelling { version: Version::Omitted, ..Spelling::NONE },
+            bare: false,
+            legacy_answers: false,
+        };
         let mut req = send(json!({}));
         assert_eq!(omit.rewrite(&mut req, "http://a/rpc", false), [NO_VERSION_NOTE]);
         assert_eq!(req.header_value("a2a-version"), None);
@@ -376,7 +432,7 @@ mod tests {
 
     #[test]
     fn bare_results_are_read_wrapped() {
-        let w = Workaround { spelling: Spelling::NONE, bare: true };
+        let w = Workaround { spelling: Spelling::NONE, bare: true, legacy_answers: false };
         let task = json!({"id": "t", "status": {"state": "TASK_STATE_COMPLETED"}});
         assert_eq!(w.wrap_result(&task), Some(json!({"task": task})));
         let msg = json!({"messageId": "m", "role": "ROLE_AGENT", "parts": []});
@@ -385,5 +441,23 @@ mod tests {
         assert_eq!(Workaround { bare: false, ..w }.wrap_result(&task), None);
         assert!(shows_legacy_states(&json!({"status": {"state": "completed"}})));
         assert!(!shows_legacy_states(&task));
+    }
+
+    #[test]
+    fn legacy_enums_in_answers_are_read_as_1_0_names() {
+        let mut v = json!({"task": {"status": {"state": "completed", "message": {"role": "agent"}},
+            "history": [{"role": "user", "parts": [{"data": {"state": "working"}}]}],
+            "metadata": {"state": "canceled"}}});
+        assert!(shows_legacy_enums(&v));
+        assert!(read_legacy_enums(&mut v));
+        assert_eq!(v["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+        assert_eq!(v["task"]["status"]["message"]["role"], "ROLE_AGENT");
+        assert_eq!(v["task"]["history"][0]["role"], "ROLE_USER");
+        assert_eq!(v["task"]["history"][0]["parts"][0]["data"]["state"], "working", "the agent's own data");
+        assert_eq!(v["task"]["metadata"]["state"], "canceled");
+        let mut good = json!({"statusUpdate": {"status": {"state": "TASK_STATE_WORKING"}}});
+        assert!(!shows_legacy_enums(&good));
+        assert!(!read_legacy_enums(&mut good));
+        assert!(shows_legacy_enums(&json!({"message": {"role": "agent"}})));
     }
 }
