@@ -5,6 +5,8 @@
 use std::ops::ControlFlow;
 use std::time::Duration;
 
+use bytes::Bytes;
+use futures::StreamExt as _;
 use serde_json::Value;
 use tokio::time::Instant;
 
@@ -120,6 +122,9 @@ pub struct StreamExchange {
     /// The event the stream was still sending when the read ended, however it ended: data lines
     /// that no blank line dispatched.
     pub pending: Option<Box<sse::Incomplete>>,
+    /// The answer was SSE framing under another content type (`application/json`): read as the
+    /// event stream it is; the label is the content-type checks' finding.
+    pub framed_unlabelled: bool,
 }
 
 /// Why an exchange did not happen. Messages never contain user-supplied header values.
@@ -231,8 +236,10 @@ impl StreamExchange {
         self.header("content-type")
     }
 
+    /// Whether the answer was read as an event stream: labelled `text/event-stream`, or framed so
+    /// under another label.
     pub fn is_sse(&self) -> bool {
-        sse::is_event_stream(self.content_type())
+        self.framed_unlabelled || sse::is_event_stream(self.content_type())
     }
 
     /// The answer rendered as a plain exchange (for a non-SSE answer: its body).
@@ -437,9 +444,23 @@ impl HttpClient {
         deadline: Instant,
         limit: Duration,
     ) -> Result<(Vec<u8>, bool), ClientError> {
+        self.read_body_after(response, Vec::new(), deadline, limit).await
+    }
+
+    /// [`HttpClient::read_body`] for a body whose first bytes were read already.
+    async fn read_body_after(
+        &self,
+        response: &mut reqwest::Response,
+        mut body: Vec<u8>,
+        deadline: Instant,
+        limit: Duration,
+    ) -> Result<(Vec<u8>, bool), ClientError> {
         let max = self.config.max_body_bytes;
         let open_stream = sse::is_event_stream(response.headers().get("content-type").and_then(|v| v.to_str().ok()));
-        let mut body = Vec::new();
+        if body.len() > max {
+            body.truncate(max);
+            return Ok((body, true));
+        }
         loop {
             let remaining = deadline.saturating_duration_since(Instant::now());
             let chunk = match tokio::time::timeout(remaining, response.chunk()).await {
@@ -509,11 +530,25 @@ impl HttpClient {
         let deadline = start + self.config.timeout;
         let Head { request, mut response, status, headers } = self.head(req, deadline, self.config.timeout).await?;
         let head_at = start.elapsed();
-        let is_sse = sse::is_event_stream(find_header(&headers, "content-type"));
-        if is_sse {
+        let labelled = sse::is_event_stream(find_header(&headers, "content-type"));
+        // A stream labelled with another content type (KIT-STREAM-002's finding) whose body is SSE
+        // framing is read as the stream it is, so that what it says is graded too.
+        let mut first = Vec::new();
+        let mut framed = false;
+        if !labelled {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            first = match tokio::time::timeout(remaining, response.chunk()).await {
+                Ok(Ok(c)) => c.map(|b| b.to_vec()).unwrap_or_default(),
+                Ok(Err(e)) => return Err(self.classify(e, self.config.timeout)),
+                Err(_) => return Err(ClientError::Timeout { limit: self.config.timeout }),
+            };
+            framed = sse::looks_framed(&first);
+        }
+        if labelled || framed {
             let mut events = Vec::new();
             let mut arrivals = Vec::new();
-            let stream = Box::pin(response.bytes_stream());
+            let head = futures::stream::iter((!first.is_empty()).then(|| Ok(Bytes::from(first))));
+            let stream = Box::pin(head.chain(response.bytes_stream()));
             let StreamRead { end, trailing, pending } = sse::read_stream_until(stream, limits, stop, |ev| {
                 events.push(ev);
                 arrivals.push(start.elapsed());
@@ -541,9 +576,10 @@ impl HttpClient {
                 head_at,
                 arrivals,
                 pending: pending.map(Box::new),
+                framed_unlabelled: framed,
             })
         } else {
-            let (body, truncated) = self.read_body(&mut response, deadline, self.config.timeout).await?;
+            let (body, truncated) = self.read_body_after(&mut response, first, deadline, self.config.timeout).await?;
             Ok(StreamExchange {
                 request,
                 status,
@@ -557,6 +593,7 @@ impl HttpClient {
                 head_at,
                 arrivals: Vec::new(),
                 pending: None,
+                framed_unlabelled: false,
             })
         }
     }

@@ -295,6 +295,7 @@ mod tests {
             head_at: Duration::ZERO,
             arrivals: vec![Duration::ZERO],
             pending: None,
+            framed_unlabelled: false,
         };
         let body = x.to_evidence(None, &Redactor::new()).response_body.unwrap();
         assert!(

@@ -91,6 +91,7 @@ mod tests {
                 data: data.map(str::to_owned),
                 partial_line: partial_line.map(str::to_owned),
             })),
+            framed_unlabelled: false,
         }
     }
 

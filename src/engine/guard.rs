@@ -413,6 +413,7 @@ mod tests {
             head_at: Duration::ZERO,
             arrivals: arrivals_ms.iter().map(|&ms| Duration::from_millis(ms)).collect(),
             pending: None,
+            framed_unlabelled: false,
         }
     }
 
