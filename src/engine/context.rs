@@ -488,6 +488,18 @@ impl<'a> CheckRun<'a> {
         }
     }
 
+    /// A JSON-RPC stream's event that came as a bare StreamResponse, without the JSON-RPC
+    /// envelope, as the result it would have held: the envelope is JSONRPC-SSE-001's finding, what
+    /// the event says every other stream check's. `None` for JSONRPC-SSE-001 itself, and for an
+    /// event that is not a StreamResponse either.
+    pub(crate) fn read_bare_event(&self, event: &Value) -> Option<Value> {
+        if self.plain_id() == BARE_EVENTS_OWNER || !super::workaround::is_bare_stream_response(event) {
+            return None;
+        }
+        self.note(&[super::workaround::BARE_EVENTS_NOTE]);
+        Some(event.clone())
+    }
+
     /// The check's id whatever binding grades it.
     fn plain_id(&self) -> &str {
         crate::suite::binding::Binding::plain_id(&self.id)
@@ -545,9 +557,24 @@ pub fn truncate(s: &str, max: usize) -> String {
     format!("{}… ({} bytes)", &s[..end], s.len())
 }
 
+/// The checks whose finding a reading under the workaround note `note` reads through: a check
+/// graded that way did not end as it did for what they judge, so they are not its cause.
+pub(crate) fn read_through(note: &str) -> &'static [&'static str] {
+    use super::workaround as w;
+    match note {
+        n if n == w::WRAPPED_TASK_NOTE => &WRAPPED_TASK_OWNERS,
+        n if n == w::BARE_EVENTS_NOTE => &[BARE_EVENTS_OWNER],
+        n if n == w::LEGACY_ANSWERS_NOTE => &ENUM_OWNERS,
+        n if n == w::BARE_CONFIGS_NOTE => &[BARE_CONFIGS_OWNER],
+        _ => &[],
+    }
+}
+
 /// The checks of the shape of GetTask's and CancelTask's answers (a Task, not a wrapper): they
 /// read those answers as they came.
 const WRAPPED_TASK_OWNERS: [&str; 2] = ["KIT-TASK-001", "KIT-CANCEL-006"];
+/// The check of the JSON-RPC envelope of every SSE event.
+const BARE_EVENTS_OWNER: &str = "JSONRPC-SSE-001";
 /// The checks of how answers spell enum values: they read the 0.3 spellings as they came.
 const ENUM_OWNERS: [&str; 5] = ["DM-FMT-002", "KIT-TASK-004", "KIT-LIST-020", "KIT-SEND-006", "KIT-STREAM-017"];
 /// The check of the shape of ListTaskPushNotificationConfigs's answer (an object whose `configs`

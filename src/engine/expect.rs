@@ -405,6 +405,12 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         // A JSON-RPC stream's events are JSON-RPC responses (§9.4.2); an HTTP+JSON stream's are
         // bare StreamResponses (§11.7), read in that shape when they came (REST-SSE-001 grades it).
         if binding_of(run, step) == Binding::JsonRpc && v.get("jsonrpc") != Some(&json!("2.0")) {
+            if let Some(mut graded) = run.read_bare_event(&v) {
+                run.wire_check(sid, "StreamResponse", &graded);
+                run.read_enums(&mut graded);
+                roots.push(graded);
+                continue;
+            }
             return Err(StepFail::violation(sid, format!("event {i} is not a JSON-RPC 2.0 response: {}", compact(&v))));
         }
         if let Some(err) = v.get("error") {

@@ -283,8 +283,22 @@ async fn stream_message(
 /// A stream's events as (SSE id, JSON-RPC result).
 type Events = Vec<(Option<String>, Value)>;
 
-/// The results of a stream's events, failing on anything that is not a JSON-RPC result.
-fn results(step: &str, x: &StreamExchange) -> Result<Events, StepFail> {
+/// The results of a stream's events, failing on anything that is not a JSON-RPC result (a bare
+/// StreamResponse is read as its result: the envelope is JSONRPC-SSE-001's finding).
+fn results(run: &CheckRun<'_>, step: &str, x: &StreamExchange) -> Result<Events, StepFail> {
+    readable(run, step, x)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, (id, r))| r.map(|v| (id, v)).map_err(|why| StepFail::violation(step, format!("event {i}: {why}"))))
+        .collect()
+}
+
+/// A stream's events (SSE id, and the result or why the event cannot be read as one).
+type Readable = Vec<(Option<String>, Result<Value, String>)>;
+
+/// A stream's events, each as its result or why it cannot be read as one; the stream itself must
+/// be whole and SSE.
+fn readable(run: &CheckRun<'_>, step: &str, x: &StreamExchange) -> Result<Readable, StepFail> {
     // What a probe reads of a stream (its end, its last state, its timing) needs all of it.
     if let Some(why) = framing::cut_short(x) {
         return Err(StepFail::undecided(step, framing::cut_message(x, why)));
@@ -292,19 +306,19 @@ fn results(step: &str, x: &StreamExchange) -> Result<Events, StepFail> {
     if !x.is_sse() {
         return Err(StepFail::violation(step, format!("expected an SSE stream, got {:?}", x.content_type())));
     }
-    x.events
+    Ok(x.events
         .iter()
-        .enumerate()
-        .map(|(i, ev)| {
-            let v: Value = serde_json::from_str(&ev.data)
-                .map_err(|e| StepFail::violation(step, format!("event {i}: data is not JSON: {e}")))?;
-            let r = v
-                .get("result")
-                .cloned()
-                .ok_or_else(|| StepFail::violation(step, format!("event {i}: no result: {}", compact(&v))))?;
-            Ok((ev.id.clone(), r))
+        .map(|ev| {
+            let read = match serde_json::from_str::<Value>(&ev.data) {
+                Err(e) => Err(format!("data is not JSON: {e}")),
+                Ok(v) => match v.get("result") {
+                    Some(r) => Ok(r.clone()),
+                    None => run.read_bare_event(&v).ok_or_else(|| format!("no result: {}", compact(&v))),
+                },
+            };
+            (ev.id.clone(), read)
         })
-        .collect()
+        .collect())
 }
 
 /// §3.2.2: `returnImmediately` does not wait for the work (see [`non_blocking`]).
@@ -348,7 +362,7 @@ async fn non_blocking_send(run: &mut CheckRun<'_>) -> Result<(), StepFail> {
         let step = if again { "stream again" } else { "stream" };
         let x = stream_message(run, step, &text, usize::MAX).await?;
         run.keep(x.to_evidence(Some(step), &run.ctx.redactor));
-        results(step, &x).map_err(|e| anchored(&STREAM_ANCHORS, e))?;
+        results(run, step, &x).map_err(|e| anchored(&STREAM_ANCHORS, e))?;
         let (Some(&first), Some(&last)) = (x.arrivals.first(), x.arrivals.last()) else {
             return Err(StepFail::Skip(
                 SkipReason::BehaviorNotAvailable,
@@ -408,7 +422,7 @@ async fn concurrent_subscribers(run: &mut CheckRun<'_>, params: &Value) -> Resul
         run.keep(a.to_evidence(Some("subscriber-a"), &run.ctx.redactor));
         run.keep(b.to_evidence(Some("subscriber-b"), &run.ctx.redactor));
         match (refused_a, refused_b) {
-            (None, None) => return judge_subscribers(expect, hang_up.is_some(), &a, &b),
+            (None, None) => return judge_subscribers(run, expect, hang_up.is_some(), &a, &b),
             (Some(Refusal::Finished(s)), _) | (_, Some(Refusal::Finished(s))) => late.push(s),
             (Some(Refusal::Running { state, error }), None) | (None, Some(Refusal::Running { state, error })) => {
                 return Err(StepFail::Skip(
@@ -431,31 +445,42 @@ async fn concurrent_subscribers(run: &mut CheckRun<'_>, params: &Value) -> Resul
     ))
 }
 
-fn judge_subscribers(expect: &str, hung_up: bool, a: &StreamExchange, b: &StreamExchange) -> Result<(), StepFail> {
+fn judge_subscribers(
+    run: &CheckRun<'_>,
+    expect: &str,
+    hung_up: bool,
+    a: &StreamExchange,
+    b: &StreamExchange,
+) -> Result<(), StepFail> {
     // What the probe assumes of each stream (JSON-RPC results, a Task first) is graded elsewhere.
     let envelope = |e| anchored(&[ENVELOPE_ANCHOR], e);
-    let (ra, rb) = (results("subscriber-a", a).map_err(envelope)?, results("subscriber-b", b).map_err(envelope)?);
-    let both: &[(&str, &Events)] =
+    let (ra, rb) =
+        (readable(run, "subscriber-a", a).map_err(envelope)?, readable(run, "subscriber-b", b).map_err(envelope)?);
+    // An event the kit cannot read as a result (its JSON or its envelope broken: JSONRPC-SSE-001's
+    // finding) still takes its place, by its raw data: two subscribers sent the same events when
+    // they sent the same data in the same order.
+    let as_value = |r: &Result<Value, String>, raw: &str| match r {
+        Ok(v) => v.clone(),
+        Err(_) => json!({ "unreadable event": raw }),
+    };
+    let unreadable = |name: &str, which: &str, why: &str| {
+        envelope(StepFail::undecided(name, format!("the {which} event cannot be read as a result ({why})")))
+    };
+    let both: &[(&str, &Readable)] =
         if hung_up { &[("subscriber-b", &rb)] } else { &[("subscriber-a", &ra), ("subscriber-b", &rb)] };
     for (name, r) in both {
-        match r.first() {
-            Some((_, first)) if first.get("task").is_some() => {}
-            other => {
-                return Err(anchored(
-                    &[SNAPSHOT_ANCHOR],
-                    StepFail::violation(
-                        name,
-                        format!(
-                            "first event must be a task snapshot (§3.1.6), got {:?}",
-                            other.map(|(_, v)| compact(v))
-                        ),
-                    ),
-                ));
-            }
+        // A subscription that does not begin with the Task is STREAM-SSE-004's finding: the
+        // events are compared all the same, from where both streams agree to be.
+        if r.is_empty() {
+            return Err(anchored(&[SNAPSHOT_ANCHOR], StepFail::violation(name, "the subscription sent no event")));
         }
-        let last_state = r
-            .last()
-            .and_then(|(_, v)| v.pointer("/statusUpdate/status/state").or_else(|| v.pointer("/task/status/state")));
+        let last = match r.last() {
+            Some((_, Err(why))) => return Err(unreadable(name, "last", why)),
+            Some((_, Ok(v))) => Some(v),
+            None => None,
+        };
+        let last_state =
+            last.and_then(|v| v.pointer("/statusUpdate/status/state").or_else(|| v.pointer("/task/status/state")));
         // Read through the 0.3 spelling: whether the stream ended is this check's question, how
         // the state is spelled DM-FMT-002's.
         let ended = last_state.and_then(Value::as_str).and_then(super::workaround::state_name).is_some_and(is_terminal);
@@ -472,11 +497,17 @@ fn judge_subscribers(expect: &str, hung_up: bool, a: &StreamExchange, b: &Stream
             ));
         }
     }
+    let (ra, rb): (Events, Events) = [(a, &ra), (b, &rb)]
+        .map(|(x, r)| r.iter().zip(&x.events).map(|((id, v), ev)| (id.clone(), as_value(v, &ev.data))).collect())
+        .into();
     if hung_up {
         return Ok(());
     }
     // Snapshots may differ (taken at different moments); what follows the later snapshot must agree.
-    let tail = |r: &[(Option<String>, Value)]| r.iter().skip(1).map(|(_, v)| v.clone()).collect::<Vec<_>>();
+    let tail = |r: &[(Option<String>, Value)]| {
+        let snapshot = r.first().is_some_and(|(_, v)| v.get("task").is_some());
+        r.iter().skip(usize::from(snapshot)).map(|(_, v)| v.clone()).collect::<Vec<_>>()
+    };
     let (ta, tb) = (tail(&ra), tail(&rb));
     let n = ta.len().min(tb.len());
     let (sa, sb) = (&ta[ta.len() - n..], &tb[tb.len() - n..]);
@@ -590,7 +621,7 @@ async fn resume_once(run: &mut CheckRun<'_>, via: ResumeVia, with_successor: boo
     let head = stream_message(run, "head", "tck-long-running resume", if with_successor { 2 } else { 1 }).await?;
     run.keep(head.to_evidence(Some("head"), &run.ctx.redactor));
     // The stream itself is what KIT-STREAM-002 and JSONRPC-SSE-001 grade.
-    let events = results("head", &head).map_err(|e| anchored(&STREAM_ANCHORS, e))?;
+    let events = results(run, "head", &head).map_err(|e| anchored(&STREAM_ANCHORS, e))?;
     let Some((first_id, first)) = events.first() else {
         return Err(anchored(
             &STREAM_ANCHORS,
@@ -637,7 +668,7 @@ async fn resume_once(run: &mut CheckRun<'_>, via: ResumeVia, with_successor: boo
             )),
         };
     }
-    let tail = results("resumed", &resumed)?;
+    let tail = results(run, "resumed", &resumed)?;
     // §3.1.6: every subscription begins with a Task, a resumed one too.
     let replay = match tail.first() {
         Some((_, v)) if v.get("task").is_some() => &tail[1..],

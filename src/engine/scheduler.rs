@@ -193,6 +193,11 @@ async fn run_one(
     if !result.workaround.is_empty() {
         let anchor = ctx.primary.unwrap_or(crate::suite::binding::Binding::JsonRpc).check_id(super::diagnosis::ANCHOR);
         causes.retain(|c| *c != anchor);
+        // Nor is the check whose finding the check read through (a bare event's envelope, a
+        // wrapped Task, a 0.3 enum spelling).
+        let read_through: Vec<&str> =
+            result.workaround.iter().flat_map(|n| super::context::read_through(n)).copied().collect();
+        causes.retain(|c| !read_through.contains(&crate::suite::binding::Binding::plain_id(c)));
     }
     let mut deferred = None;
     for cause in causes {

@@ -324,6 +324,18 @@ pub fn shows_legacy_states(result: &Value) -> bool {
     found.iter().any(|v| v.as_str().is_some_and(|s| STATES.iter().any(|(_, legacy)| *legacy == s)))
 }
 
+/// The note of a check that read a JSON-RPC stream's bare StreamResponse events as the results
+/// they would have held.
+pub const BARE_EVENTS_NOTE: &str = "bare StreamResponse events of a JSON-RPC stream read as their results";
+
+/// True when an SSE event's JSON is a StreamResponse itself (one of its four members, no JSON-RPC
+/// envelope) rather than a JSON-RPC response holding one.
+pub fn is_bare_stream_response(event: &Value) -> bool {
+    let Some(o) = event.as_object() else { return false };
+    let members = ["task", "message", "statusUpdate", "artifactUpdate"];
+    !["jsonrpc", "result", "error"].iter().any(|k| o.contains_key(*k)) && members.iter().any(|k| o.contains_key(*k))
+}
+
 /// True when a result shows task states or roles in their 0.3 spelling.
 pub fn shows_legacy_enums(result: &Value) -> bool {
     let mut roles = Vec::new();

@@ -193,8 +193,15 @@ fn path_params_given(op: &str, params: Option<&Value>) -> bool {
 }
 
 /// `test` as graded over `binding`: its id, and the ids it builds on that are graded over that
-/// binding too (`neutral`: the ids graded over more than one binding), carry the binding.
-pub fn for_binding(test: &Arc<Test>, binding: Binding, neutral: &dyn Fn(&str) -> bool) -> Arc<Test> {
+/// binding too (`neutral`: the ids graded over more than one binding), carry the binding; the
+/// JSON-RPC binding's own checks (`jsonrpc_own`: the envelope of its events, say) are nothing a
+/// check graded over another binding builds on.
+pub fn for_binding(
+    test: &Arc<Test>,
+    binding: Binding,
+    neutral: &dyn Fn(&str) -> bool,
+    jsonrpc_own: &dyn Fn(&str) -> bool,
+) -> Arc<Test> {
     if binding == Binding::JsonRpc {
         return test.clone();
     }
@@ -207,7 +214,7 @@ pub fn for_binding(test: &Arc<Test>, binding: Binding, neutral: &dyn Fn(&str) ->
     // A check whose steps name their bindings names the checks it builds on as it means them
     // (the JSON-RPC grading of a neutral check: its plain id).
     if step_bindings(&t).is_empty() {
-        t.depends_on = t.depends_on.iter().map(|id| rename(binding, id)).collect();
+        t.depends_on = t.depends_on.iter().filter(|id| !jsonrpc_own(id)).map(|id| rename(binding, id)).collect();
     }
     // An agent that refuses the version the kit names over this binding refuses every request:
     // that is KIT-VER-001's finding over the binding, which every other check there waits on.
@@ -272,16 +279,19 @@ mod tests {
         let t = Arc::new(test(serde_json::json!({"id": "A", "name": "a", "level": "must", "depends_on": ["N", "J"],
             "steps": [{"id": "s", "operation": "get_task", "prerequisite": "N"}]})));
         let neutral = |id: &str| id == "N" || id == "A";
-        let c = for_binding(&t, Binding::HttpJson, &neutral);
+        let none = |_: &str| false;
+        let c = for_binding(&t, Binding::HttpJson, &neutral, &none);
         assert_eq!(c.id, "A[http+json]");
         assert_eq!(c.depends_on, ["N[http+json]", "J"]);
         let versioned = |id: &str| id == "N" || id == "A" || id == VERSION;
-        let c = for_binding(&t, Binding::HttpJson, &versioned);
+        let c = for_binding(&t, Binding::HttpJson, &versioned, &none);
         assert_eq!(c.depends_on, ["N[http+json]", "J", "KIT-VER-001[http+json]"], "every check waits on the version");
         assert_eq!(c.steps[0].prerequisite.0, ["N[http+json]"]);
-        assert!(Arc::ptr_eq(&for_binding(&t, Binding::JsonRpc, &neutral), &t));
+        let c = for_binding(&t, Binding::HttpJson, &neutral, &|id: &str| id == "J");
+        assert_eq!(c.depends_on, ["N[http+json]"], "the JSON-RPC binding's own checks are not built on");
+        assert!(Arc::ptr_eq(&for_binding(&t, Binding::JsonRpc, &neutral, &none), &t));
         let only_rest = |id: &str| id == "N";
-        let c = for_binding(&t, Binding::HttpJson, &only_rest);
+        let c = for_binding(&t, Binding::HttpJson, &only_rest, &none);
         assert_eq!(c.id, "A", "graded over one binding: its own id");
         assert_eq!(c.steps[0].prerequisite.0, ["N[http+json]"], "it still builds on the HTTP+JSON grading of N");
     }

@@ -145,6 +145,21 @@ pub fn plan(suites: &[LoadedSuite], sel: &Selection, card: Option<&Value>) -> Re
         .filter(|t| uses_interface(t) && bindings_of(t).len() > 1)
         .map(|t| t.id.as_str())
         .collect();
+    // Checks of the JSON-RPC binding's own answers (an event's envelope, an HTTP status of its
+    // own): suite steps graded over JSON-RPC only. A probe graded once speaks for the agent, and
+    // a check whose steps name their bindings compares them.
+    let jsonrpc_own: std::collections::HashSet<&str> = suites
+        .iter()
+        .flat_map(|s| s.doc.suites.iter().flat_map(|x| x.tests.iter()))
+        .filter(|t| {
+            uses_interface(t)
+                && t.probe.is_none()
+                && !t.synthetic
+                && step_bindings(t).is_empty()
+                && bindings_of(t) == [Binding::JsonRpc]
+        })
+        .map(|t| t.id.as_str())
+        .collect();
     let mut out = Vec::new();
     for s in suites {
         for (si, suite) in s.doc.suites.iter().enumerate() {
@@ -170,7 +185,7 @@ pub fn plan(suites: &[LoadedSuite], sel: &Selection, card: Option<&Value>) -> Re
                 };
                 let missing = step_bindings(test).into_iter().find(|b| !selected.contains(b));
                 for binding in bindings {
-                    let test = for_binding(test, binding, &|id| neutral.contains(id));
+                    let test = for_binding(test, binding, &|id| neutral.contains(id), &|id| jsonrpc_own.contains(id));
                     // A filter or an unselected profile wins: the user asked not to hear about it.
                     // A binding not graded comes next: whatever else the check would need, it is
                     // not about this agent.
