@@ -468,6 +468,9 @@ fn judge_subscribers(
     };
     let both: &[(&str, &Readable)] =
         if hung_up { &[("subscriber-b", &rb)] } else { &[("subscriber-a", &ra), ("subscriber-b", &rb)] };
+    // A last event that cannot be read leaves open whether its stream ended at a terminal state;
+    // two streams the agent closed can still be compared, and a difference is this check's.
+    let mut unread_end = None;
     for (name, r) in both {
         // A subscription that does not begin with the Task is STREAM-SSE-004's finding: the
         // events are compared all the same, from where both streams agree to be.
@@ -475,7 +478,10 @@ fn judge_subscribers(
             return Err(anchored(&[SNAPSHOT_ANCHOR], StepFail::violation(name, "the subscription sent no event")));
         }
         let last = match r.last() {
-            Some((_, Err(why))) => return Err(unreadable(name, "last", why)),
+            Some((_, Err(why))) => {
+                unread_end.get_or_insert_with(|| unreadable(name, "last", why));
+                continue;
+            }
             Some((_, Ok(v))) => Some(v),
             None => None,
         };
@@ -501,7 +507,7 @@ fn judge_subscribers(
         .map(|(x, r)| r.iter().zip(&x.events).map(|((id, v), ev)| (id.clone(), as_value(v, &ev.data))).collect())
         .into();
     if hung_up {
-        return Ok(());
+        return unread_end.map_or(Ok(()), Err);
     }
     // Snapshots may differ (taken at different moments); what follows the later snapshot must agree.
     let tail = |r: &[(Option<String>, Value)]| {
@@ -525,7 +531,7 @@ fn judge_subscribers(
             actual: Some(compact(&Value::Array(tb))),
         }));
     }
-    Ok(())
+    unread_end.map_or(Ok(()), Err)
 }
 
 /// How one try of the resume probe ended.
