@@ -435,7 +435,12 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         // broke, or in a framing no reader can use, may still have had the error to send: those
         // bounds are not the agent's rule, and the framing is JSONRPC-SSE-001's finding.
         let unread = broken.clone().or_else(|| x.end.as_ref().err().map(ToString::to_string));
-        if let (true, Some(why)) = (roots.is_empty(), unread) {
+        // Data lines no blank line dispatched can still show, each read as JSON on its own, that
+        // the agent sent results where the error was due: that much the framing does not hide.
+        let undispatched_result = x.pending.as_ref().and_then(|p| p.data.as_deref()).is_some_and(|d| {
+            d.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).any(|v| v.get("result").is_some())
+        });
+        if let (true, Some(why), false) = (roots.is_empty(), unread, undispatched_result) {
             return Err(StepFail::undecided(
                 sid,
                 format!(
