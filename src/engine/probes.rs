@@ -515,13 +515,12 @@ fn judge_subscribers(
     let any_unreadable = ra.iter().chain(rb.iter()).any(|(_, v)| v.is_err());
     let (ida, idb) = (raw_comparable(a), raw_comparable(b));
     if any_unreadable && (ida.is_none() || idb.is_none()) {
-        if let Some(e) = unread_end {
-            return Err(e);
-        }
-        return Err(envelope(StepFail::undecided(
-            "compare",
-            "an event cannot be read as a result, and its raw data cannot be compared across the two subscriptions",
-        )));
+        return Err(unread_end.unwrap_or_else(|| {
+            envelope(StepFail::undecided(
+                "compare",
+                "an event cannot be read as a result, and its raw data cannot be compared across the two subscriptions",
+            ))
+        }));
     }
     let (ra, rb): (Events, Events) = [(a, &ra, ida), (b, &rb, idb)]
         .map(|(x, r, id)| {
