@@ -736,8 +736,8 @@ impl Fault {
     }
 
     /// Whether a pointer of its value operations goes through a result member `other` lifts out
-    /// of the result (`unwrap_result`, or a copy over the whole answer): the pointer then reaches
-    /// nothing.
+    /// of the result (`unwrap_result`, or a copy over the whole answer) or through a stream event
+    /// kind `other` never sends (every event of it dropped): the pointer then reaches nothing.
     fn reaches_through_lifted(&self, other: &Fault) -> bool {
         let lifted: Vec<String> = other
             .mutations
@@ -745,6 +745,7 @@ impl Fault {
             .filter_map(|m| match m {
                 Mutation::UnwrapResult { member, .. } => Some(format!("/{member}/")),
                 Mutation::Copy { from, to, .. } if to.is_empty() => Some(format!("{from}/")),
+                Mutation::SseDrop { kind, nth: None, .. } => Some(format!("/{kind}/")),
                 _ => None,
             })
             .collect();
