@@ -176,8 +176,9 @@ pub fn code_of_reason(reason: &str) -> Option<i64> {
 /// An HTTP+JSON answer read in the JSON-RPC shape: a 2xx body is the `result`; an error body
 /// (`google.rpc.Status`, §11.6) is an `error` whose `code` is the A2A error its `ErrorInfo` names
 /// (a detail with no `@type` counts as one)
-/// (else, for a status without one: `INVALID_ARGUMENT` is -32602, `INTERNAL` -32603; anything
-/// else keeps no code, and a grader expecting one says what came), whose `message` is its
+/// (else, for a status without one: `INVALID_ARGUMENT`, or HTTP 400 with no status named, is
+/// -32602, `INTERNAL` -32603; anything else keeps no code, and a grader expecting one says what
+/// came), whose `message` is its
 /// message and whose `data` is its `details`. `None` for a body that is not JSON.
 pub fn envelope(status: u16, body: Option<&Value>) -> Option<Value> {
     let body = body?;
@@ -197,9 +198,15 @@ pub fn envelope(status: u16, body: Option<&Value>) -> Option<Value> {
         // question, whether the detail is typed (REST-ERR-001, CORE-ERR-008) another.
         .filter(|d| d.get("@type").and_then(Value::as_str).is_none_or(|t| t.ends_with("google.rpc.ErrorInfo")))
         .find_map(|d| d.get("reason").and_then(Value::as_str).and_then(code_of_reason));
-    let code = reason_code.or(match e.get("status").and_then(Value::as_str) {
-        Some("INVALID_ARGUMENT") => Some(-32602),
-        Some("INTERNAL") => Some(-32603),
+    // The status's name, where google.rpc.Status JSON puts it, or in `code` where an agent wrote
+    // it there (which member holds it is the shape's question, not which error it is).
+    let name = e.get("status").and_then(Value::as_str).or_else(|| e.get("code").and_then(Value::as_str));
+    let code = reason_code.or(match (name, status) {
+        (Some("INVALID_ARGUMENT"), _) => Some(-32602),
+        (Some("INTERNAL"), _) => Some(-32603),
+        // §3.3.2 names HTTP 400 Bad Request as the validation error's code: an error that names
+        // no A2A error is that one.
+        (None, 400) => Some(-32602),
         _ => None,
     });
     let mut error = Map::new();
@@ -267,6 +274,10 @@ mod tests {
         assert_eq!(envelope(400, Some(&bad)).unwrap()["error"]["code"], -32602);
         let bare = json!({"error": {"code": 404, "status": "NOT_FOUND", "message": "x"}});
         assert_eq!(envelope(404, Some(&bare)).unwrap()["error"]["code"], Value::Null, "no ErrorInfo: no A2A code");
+        let named_in_code = json!({"error": {"code": "INVALID_ARGUMENT", "message": "parts", "details": []}});
+        assert_eq!(envelope(400, Some(&named_in_code)).unwrap()["error"]["code"], -32602);
+        let plain = json!({"error": {"code": 400, "message": "bad"}});
+        assert_eq!(envelope(400, Some(&plain)).unwrap()["error"]["code"], -32602, "§3.3.2: HTTP 400 Bad Request");
         let untyped = json!({"error": {"code": 400, "details": [{"reason": "VERSION_NOT_SUPPORTED", "domain": "a2a-protocol.org"}]}});
         assert_eq!(
             envelope(400, Some(&untyped)).unwrap()["error"]["code"],
@@ -276,8 +287,8 @@ mod tests {
         let other = json!({"error": {"code": 400, "details": [{"@type": "type.googleapis.com/google.rpc.BadRequest", "reason": "TASK_NOT_FOUND"}]}});
         assert_eq!(
             envelope(400, Some(&other)).unwrap()["error"]["code"],
-            Value::Null,
-            "another type's reason is not an A2A error"
+            -32602,
+            "another type's reason is not an A2A error: a validation error"
         );
         assert_eq!(envelope(500, None), None);
         assert_eq!(read_answer(200, b""), Some(json!({"result": {}})), "an empty success has no content");
