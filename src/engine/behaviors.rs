@@ -139,7 +139,7 @@ pub(super) async fn get_task(ctx: &Ctx, task: &str) -> Result<Value, String> {
     let req = ctx.own_request(&id, "GetTask", params)?;
     let x = ctx.exchange("behaviour map", req).await?;
     let v = ctx.read_own(&x)?;
-    match v.get("result") {
+    match v.get("result").map(super::workaround::task_of) {
         Some(task) if task.pointer("/status/state").is_some_and(Value::is_string) => Ok(task.clone()),
         _ => Err(format!("GetTask on the task it started answered {}", compact(&v))),
     }

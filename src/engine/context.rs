@@ -313,6 +313,8 @@ pub struct CheckRun<'a> {
     /// The last stream a step judged was read whole: every event a response holding a result, its
     /// framing sound. A violation then found in it is the check's own, not its framing owner's.
     pub stream_read_whole: bool,
+    /// The step's answer was a result its `only_if` guard accepted (see `Step::own_result`).
+    pub guarded_result: bool,
 }
 
 impl<'a> CheckRun<'a> {
@@ -349,6 +351,7 @@ impl<'a> CheckRun<'a> {
             deadline: None,
             binding: Binding::JsonRpc,
             stream_read_whole: false,
+            guarded_result: false,
         }
     }
 
@@ -457,9 +460,7 @@ impl<'a> CheckRun<'a> {
         match op {
             "send_message" if !self.owns_send_shape() => self.read_send(result),
             "get_task" | "cancel_task" if !WRAPPED_TASK_OWNERS.contains(&self.plain_id()) => {
-                let inner = result.as_object().filter(|m| m.len() == 1)?.get("task")?;
-                inner.get("id")?;
-                inner.get("status")?;
+                let inner = super::workaround::wrapped_task(result)?;
                 self.note(&[super::workaround::WRAPPED_TASK_NOTE]);
                 Some(inner.clone())
             }
@@ -472,19 +473,26 @@ impl<'a> CheckRun<'a> {
         }
     }
 
-    /// `v`, an answer this check grades, with the task states and roles the agent spells the 0.3
-    /// way read as their 1.0 names, when the run saw that spelling in SendMessage answers: the
-    /// spelling is its owners' finding (DM-FMT-002 and the enum checks), not every reader's. An
-    /// agent whose SendMessage answers are spelled right is read as it came everywhere, so that a
-    /// 0.3 spelling elsewhere stays in every check's sight.
-    pub(crate) fn read_enums(&self, v: &mut Value) {
-        let legacy = self.ctx.workaround.as_ref().is_some_and(|w| w.legacy_answers);
-        if legacy
+    /// `v`, an answer this check grades, read in the names the run saw the agent use in its
+    /// SendMessage answers: task states and roles spelled the 0.3 way as their 1.0 names, members
+    /// named by their proto names (`context_id`) as their JSON names. The spelling is its owners'
+    /// finding (DM-FMT-002 and the enum checks; DM-FMT-001), not every reader's. An agent whose
+    /// SendMessage answers are spelled right is read as it came everywhere, so that a wrong
+    /// spelling elsewhere stays in every check's sight.
+    /// CORE-SEND-001 reads the names too: a member it requires that came under its proto name is
+    /// the naming's finding, not a second one of its own.
+    pub(crate) fn read_spellings(&self, v: &mut Value) {
+        let Some(w) = self.ctx.workaround.as_ref() else { return };
+        let id = self.plain_id();
+        if w.legacy_answers
             && !self.is_anchor()
-            && !ENUM_OWNERS.contains(&self.plain_id())
+            && !ENUM_OWNERS.contains(&id)
             && super::workaround::read_legacy_enums(v)
         {
             self.note(&[super::workaround::LEGACY_ANSWERS_NOTE]);
+        }
+        if w.snake_answers && id != SNAKE_OWNER && super::workaround::read_snake_members(v) {
+            self.note(&[super::workaround::SNAKE_ANSWERS_NOTE]);
         }
     }
 
@@ -565,6 +573,7 @@ pub(crate) fn read_through(note: &str) -> &'static [&'static str] {
         n if n == w::WRAPPED_TASK_NOTE => &WRAPPED_TASK_OWNERS,
         n if n == w::BARE_EVENTS_NOTE => &[BARE_EVENTS_OWNER],
         n if n == w::LEGACY_ANSWERS_NOTE => &ENUM_OWNERS,
+        n if n == w::SNAKE_ANSWERS_NOTE => &[SNAKE_OWNER],
         n if n == w::BARE_CONFIGS_NOTE => &[BARE_CONFIGS_OWNER],
         _ => &[],
     }
@@ -577,6 +586,8 @@ const WRAPPED_TASK_OWNERS: [&str; 2] = ["KIT-TASK-001", "KIT-CANCEL-006"];
 const BARE_EVENTS_OWNER: &str = "JSONRPC-SSE-001";
 /// The checks of how answers spell enum values: they read the 0.3 spellings as they came.
 const ENUM_OWNERS: [&str; 5] = ["DM-FMT-002", "KIT-TASK-004", "KIT-LIST-020", "KIT-SEND-006", "KIT-STREAM-017"];
+/// The check of the names of data-model members (camelCase, not the proto's snake_case).
+const SNAKE_OWNER: &str = "DM-FMT-001";
 /// The check of the shape of ListTaskPushNotificationConfigs's answer (an object whose `configs`
 /// holds them, not a bare array).
 const BARE_CONFIGS_OWNER: &str = "KIT-PUSH-011";

@@ -102,12 +102,14 @@ pub async fn run(ctx: &Ctx, bound: Duration, per_request: Duration) -> Diagnosis
         // Healthy, or a bare result to a request the agent accepts: no variant can say more. A bare
         // result is read as the SendMessageResponse holding it by every check but the shape's own,
         // so that the rest of what the agent does is graded.
-        // Answers in the 0.3 enum spelling are read in their 1.0 names by every check but the
-        // spelling's own, likewise.
+        // Answers in the 0.3 enum spelling are read in their 1.0 names, and members named by their
+        // proto names by their JSON names, by every check but the spelling's own, likewise.
         let bare = matches!(d.neutral(), Answer::Bare(_));
-        let legacy_answers = d.attempts[0].result.as_ref().is_some_and(workaround::shows_legacy_enums);
-        if bare || legacy_answers {
-            d.workaround = Some(Workaround { spelling: Spelling::NONE, bare, legacy_answers });
+        let result = d.attempts[0].result.as_ref();
+        let legacy_answers = result.is_some_and(workaround::shows_legacy_enums);
+        let snake_answers = result.is_some_and(workaround::shows_snake_members);
+        if bare || legacy_answers || snake_answers {
+            d.workaround = Some(Workaround { spelling: Spelling::NONE, bare, legacy_answers, snake_answers });
         }
         d.elapsed = started.elapsed();
         return d;
@@ -153,7 +155,9 @@ pub async fn run(ctx: &Ctx, bound: Duration, per_request: Duration) -> Diagnosis
         // No SendMessage variant can vary a task state; the agent's own answer can show them.
         spelling.states = spelling.roles && a.result.as_ref().is_some_and(workaround::shows_legacy_states);
         let legacy_answers = a.result.as_ref().is_some_and(workaround::shows_legacy_enums);
-        d.workaround = Some(Workaround { spelling, bare: matches!(a.answer, Answer::Bare(_)), legacy_answers });
+        let snake_answers = a.result.as_ref().is_some_and(workaround::shows_snake_members);
+        let bare = matches!(a.answer, Answer::Bare(_));
+        d.workaround = Some(Workaround { spelling, bare, legacy_answers, snake_answers });
         d.chosen = a.variant;
     }
     d.elapsed = started.elapsed();
@@ -172,7 +176,7 @@ async fn attempt(
     let step = format!("diagnosis {}", variant.map_or("1.0 request", |i| VARIANTS[i].label));
     let (binding, url, _) = ctx.primary_interface();
     // The same code that rewrites the other checks' requests under the workaround.
-    let w = Workaround { spelling, bare: false, legacy_answers: false };
+    let w = Workaround { spelling, bare: false, legacy_answers: false, snake_answers: false };
     let req = match binding {
         Binding::JsonRpc => {
             let mut req = rpc_request(url, &id, "SendMessage", Some(params));
@@ -300,7 +304,12 @@ mod tests {
             ],
             not_sent: vec![(5, "the 1.0 request has only the REQUIRED fields already")],
             chosen: Some(0),
-            workaround: Some(Workaround { spelling: VARIANTS[0].spelling, bare: true, legacy_answers: false }),
+            workaround: Some(Workaround {
+                spelling: VARIANTS[0].spelling,
+                bare: true,
+                legacy_answers: false,
+                snake_answers: false,
+            }),
             elapsed: Duration::ZERO,
         };
         let m = d.message(true);

@@ -129,7 +129,7 @@ pub(crate) fn evaluate(run: &mut CheckRun<'_>, step: &Step, answer: &Answer) -> 
             }
             if let Some(exp) = &step.expect {
                 let mut graded = shaped.unwrap_or_else(|| result.clone());
-                run.read_enums(&mut graded);
+                run.read_spellings(&mut graded);
                 expect_body(run, &step.id, Some(&graded), exp)?;
             }
             Ok(Some(result))
@@ -407,7 +407,7 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         if binding_of(run, step) == Binding::JsonRpc && v.get("jsonrpc") != Some(&json!("2.0")) {
             if let Some(mut graded) = run.read_bare_event(&v) {
                 run.wire_check(sid, "StreamResponse", &graded);
-                run.read_enums(&mut graded);
+                run.read_spellings(&mut graded);
                 roots.push(graded);
                 continue;
             }
@@ -425,7 +425,7 @@ fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> R
         };
         run.wire_check(sid, "StreamResponse", result);
         let mut graded = result.clone();
-        run.read_enums(&mut graded);
+        run.read_spellings(&mut graded);
         roots.push(graded);
     }
     let broken = framing::undispatched(x);

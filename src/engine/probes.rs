@@ -148,7 +148,8 @@ async fn task_state(run: &CheckRun<'_>, step: &str, task: &str) -> Result<String
     let req = rpc_request(&run.ctx.rpc_url, &json!(step), "GetTask", Some(params));
     let x = run.ctx.exchange(&format!("{} / {step}", run.id), req).await?;
     let v = x.json()?;
-    v.pointer("/result/status/state").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| compact(&v))
+    let task = v.get("result").map(super::workaround::task_of);
+    task.and_then(|t| t.pointer("/status/state")).and_then(Value::as_str).map(str::to_owned).ok_or_else(|| compact(&v))
 }
 
 /// Why a subscription was answered with a JSON-RPC error instead of a stream.

@@ -38,10 +38,12 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
         }
         let last = i + 1 == test.steps.len();
         run.stream_read_whole = false;
+        run.guarded_result = false;
         if let Err(e) = run_step(run, step, last).await {
             // A stream read whole (its events responses holding results, its framing sound) does
             // not show the defect its framing owner judges, a listing narrowed to the kit's own
-            // task held it, and an error whose shape alone is judged (no code asked) was an error
+            // task held it, a result the step's guard accepted is what the step reads (when it
+            // says `own_result`), and an error whose shape alone is judged (no code asked) was an error
             // whichever it was: what the step found wrong in any of them is this check's own.
             let own = matches!(e, StepFail::Violation(_));
             let error_shape = matches!(&e, StepFail::Violation(f) if shape_of_any_error(step, f));
@@ -53,6 +55,7 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
                     !(own
                         && (!step.narrow.is_empty()
                             || error_shape
+                            || step.own_result && run.guarded_result
                             || run.stream_read_whole && STREAM_FRAMING_OWNERS.contains(&Binding::plain_id(id))))
                 })
                 .cloned()
@@ -133,9 +136,13 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
                 continue;
             }
         }
-        if let Some(guard) = &step.only_if
-            && let Some(root) = success_root(step, &answer)
-            && !guard_holds(run, &step.id, guard, &read_as_graded(run, step, root))?
+        let guarded = match (&step.only_if, success_root(step, &answer)) {
+            (Some(guard), Some(root)) => Some(guard_holds(run, &step.id, guard, &read_as_graded(run, step, root))?),
+            _ => None,
+        };
+        run.guarded_result = guarded == Some(true);
+        if guarded == Some(false)
+            && let Some(guard) = &step.only_if
         {
             // A stream the kit cut short may not have shown yet what the check needs.
             if let Answer::Stream(x) = &answer
@@ -255,7 +262,8 @@ async fn late_subscription(run: &CheckRun<'_>, step: &Step, answer: &Answer) -> 
         let req = rpc_request(&run.ctx.rpc_url, &json!(format!("{}-state", step.id)), "GetTask", Some(params));
         run.ctx.exchange(&origin, req).await.ok()?.json().ok()?
     };
-    let state = got.pointer("/result/status/state").and_then(Value::as_str).filter(|s| is_terminal(s))?;
+    let task = super::workaround::task_of(got.get("result")?);
+    let state = task.pointer("/status/state").and_then(Value::as_str).filter(|s| is_terminal(s))?;
     Some(format!(
         "the task had already finished ({state}) when the subscription reached the agent, which refused it as §3.1.6 requires ({}): the kit was late, and the agent is not graded",
         compact(&error)
@@ -446,7 +454,7 @@ fn read_as_graded(run: &CheckRun<'_>, step: &Step, root: Value) -> Value {
         // A stream's root is the array of its results; a bare list of push configs is one answer.
         Some(op) if !root.is_array() || op == "list_push_configs" => {
             let mut graded = run.read_result(op, &root).unwrap_or(root);
-            run.read_enums(&mut graded);
+            run.read_spellings(&mut graded);
             graded
         }
         _ => root,
@@ -483,12 +491,19 @@ fn finish_step(run: &mut CheckRun<'_>, step: &Step, answer: &Answer, root: Optio
     };
     // Later steps compare with what the check graded, enum spellings included.
     let shaped = shaped.map(|mut v| {
-        run.read_enums(&mut v);
+        run.read_spellings(&mut v);
         v
     });
     let mut root = root;
-    run.read_enums(&mut root);
+    run.read_spellings(&mut root);
     for (var, path) in &step.capture {
+        let (path, optional) = match path.strip_suffix('?') {
+            Some(p) => (p, true),
+            None => (path.as_str(), false),
+        };
+        if optional && capture(answer, shaped.as_ref().unwrap_or(&root), path).filter(|v| given(path, v)).is_none() {
+            continue;
+        }
         // A value the answer does not hold is nothing this check may send on, nor a finding of
         // its own: a member the spec requires is its owner's to miss, and an optional one (a
         // contextId the agent did not generate, a task where it answered with a Message) is the

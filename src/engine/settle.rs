@@ -24,10 +24,11 @@ use crate::suite::model::Step;
 const FIRST_INTERVAL: Duration = Duration::from_millis(20);
 const MAX_INTERVAL: Duration = Duration::from_millis(250);
 
-/// True for the states of a task whose work is still in progress: an answer holding one is not
-/// final. Every other state (terminal, interrupted, or one the kit does not know) is judged as is.
+/// True for the states of a task whose work is still in progress, in either spelling (when to stop
+/// waiting does not depend on how the state is spelled): an answer holding one is not final.
+/// Every other state (terminal, interrupted, or one the kit does not know) is judged as is.
 pub fn in_progress(state: &str) -> bool {
-    matches!(state, "TASK_STATE_SUBMITTED" | "TASK_STATE_WORKING")
+    matches!(super::workaround::state_name(state).unwrap_or(state), "TASK_STATE_SUBMITTED" | "TASK_STATE_WORKING")
 }
 
 /// A task the kit saw settle.
@@ -85,7 +86,8 @@ pub(crate) async fn poll(
             None => x.json().ok()?,
             Some(_) => envelope(x.status, x.json().ok().as_ref())?,
         };
-        let got = answer.get("result").cloned()?;
+        let got = answer.get("result")?;
+        let got = super::workaround::task_of(got).clone();
         if got.get("id").and_then(Value::as_str) != Some(task.as_str()) {
             return None;
         }
@@ -218,7 +220,9 @@ mod tests {
     #[test]
     fn only_submitted_and_working_are_in_progress() {
         assert!(in_progress("TASK_STATE_SUBMITTED") && in_progress("TASK_STATE_WORKING"));
-        for s in ["TASK_STATE_COMPLETED", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED", "working", ""] {
+        assert!(in_progress("submitted") && in_progress("working") && !in_progress("completed"));
+        for s in ["TASK_STATE_COMPLETED", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED", "input-required", ""]
+        {
             assert!(!in_progress(s), "{s}");
         }
     }

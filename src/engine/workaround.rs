@@ -52,6 +52,33 @@ pub const BARE_CONFIGS_NOTE: &str = "a bare array of push configs read as {\"con
 /// The note of a check that read task states and roles the agent spelled the 0.3 way as their 1.0
 /// names (the spelling is DM-FMT-002's finding and the enum checks').
 pub const LEGACY_ANSWERS_NOTE: &str = "0.3 enum spellings in answers (completed, agent, ...) read as their 1.0 names";
+/// The note of a check that read data-model members the agent named by their proto names as their
+/// JSON names (the naming is DM-FMT-001's finding).
+pub const SNAKE_ANSWERS_NOTE: &str =
+    "proto field names in answers (context_id, ...) read as their JSON names (contextId, ...)";
+
+/// The data-model members whose proto name differs from their JSON name, as the proto spells them
+/// (snake_case): an answer that uses one of these names used the proto's, not §5.5's.
+const SNAKE_MEMBERS: &[&str] = &[
+    "accepted_output_modes",
+    "artifact_id",
+    "artifact_update",
+    "context_id",
+    "history_length",
+    "last_chunk",
+    "media_type",
+    "message_id",
+    "next_page_token",
+    "page_size",
+    "reference_task_ids",
+    "status_update",
+    "task_id",
+    "total_size",
+];
+
+/// The members whose value is the agent's own data, not the data model's: their keys are never
+/// renamed.
+const OPAQUE_MEMBERS: &[&str] = &["metadata", "data", "params"];
 
 /// How a request names its protocol version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,6 +244,21 @@ pub fn bare_kind(result: &Value) -> Option<&'static str> {
     }
 }
 
+/// The Task a GetTask or CancelTask answer holds inside a `{"task": …}` wrapper (a Task with an
+/// `id` and a `status`, the wrapper's only member); `None` for any other answer.
+pub fn wrapped_task(result: &Value) -> Option<&Value> {
+    let inner = result.as_object().filter(|m| m.len() == 1)?.get("task")?;
+    inner.get("id")?;
+    inner.get("status")?;
+    Some(inner)
+}
+
+/// A GetTask answer's Task, read through a `task` wrapper when it came in one: what a task's state
+/// is decides when the kit stops waiting, whatever the answer's shape (KIT-TASK-001's finding).
+pub fn task_of(result: &Value) -> &Value {
+    wrapped_task(result).unwrap_or(result)
+}
+
 /// What the run changes in the other checks' requests, and how it reads their SendMessage results.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workaround {
@@ -227,6 +269,9 @@ pub struct Workaround {
     /// The agent's answers spell task states or roles the 0.3 way: the checks not about the
     /// spelling read them as their 1.0 names ([`read_legacy_enums`]).
     pub legacy_answers: bool,
+    /// The agent's answers name data-model members by their proto names (`context_id`): the checks
+    /// not about the naming read them by their JSON names ([`read_snake_members`]).
+    pub snake_answers: bool,
 }
 
 impl Workaround {
@@ -313,6 +358,9 @@ impl Workaround {
         if self.legacy_answers {
             out.push(LEGACY_ANSWERS_NOTE);
         }
+        if self.snake_answers {
+            out.push(SNAKE_ANSWERS_NOTE);
+        }
         out
     }
 }
@@ -342,6 +390,63 @@ pub fn shows_legacy_enums(result: &Value) -> bool {
     collect(result, &["role"], &mut roles);
     shows_legacy_states(result)
         || roles.iter().any(|v| v.as_str().is_some_and(|s| ROLES.iter().any(|(_, legacy)| *legacy == s)))
+}
+
+/// True when an answer names a data-model member by its proto name (`context_id`).
+pub fn shows_snake_members(result: &Value) -> bool {
+    match result {
+        Value::Object(m) => m.iter().any(|(k, x)| {
+            SNAKE_MEMBERS.contains(&k.as_str()) || (!OPAQUE_MEMBERS.contains(&k.as_str()) && shows_snake_members(x))
+        }),
+        Value::Array(a) => a.iter().any(shows_snake_members),
+        _ => false,
+    }
+}
+
+/// Renames, in an answer, the data-model members named by their proto names to their JSON names
+/// (`context_id` to `contextId`), unless the JSON name is there too; returns whether anything
+/// changed. The agent's own data (metadata, a data part) keeps its keys.
+pub fn read_snake_members(v: &mut Value) -> bool {
+    let mut changed = false;
+    match v {
+        Value::Object(m) => {
+            let renames: Vec<String> = m
+                .keys()
+                .filter(|k| SNAKE_MEMBERS.contains(&k.as_str()) && !m.contains_key(&camel(k)))
+                .cloned()
+                .collect();
+            for k in renames {
+                if let Some(x) = m.remove(&k) {
+                    m.insert(camel(&k), x);
+                    changed = true;
+                }
+            }
+            for (k, x) in m.iter_mut() {
+                if !OPAQUE_MEMBERS.contains(&k.as_str()) {
+                    changed |= read_snake_members(x);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| changed |= read_snake_members(x)),
+        _ => {}
+    }
+    changed
+}
+
+fn camel(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len());
+    let mut upper = false;
+    for c in snake.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                out.extend(c.to_uppercase());
+                upper = false;
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Renames, in an answer, the task states (`state` of a `status`) and the roles spelled the 0.3
@@ -395,7 +500,12 @@ mod tests {
 
     #[test]
     fn roles_are_renamed_unless_the_request_is_about_them() {
-        let w = Workaround { spelling: Spelling { roles: true, ..Spelling::NONE }, bare: false, legacy_answers: false };
+        let w = Workaround {
+            spelling: Spelling { roles: true, ..Spelling::NONE },
+            bare: false,
+            legacy_answers: false,
+            snake_answers: false,
+        };
         let mut req = send(json!({"message": {"role": "ROLE_USER", "parts": [{"text": "ROLE_USER"}]}}));
         assert_eq!(w.rewrite(&mut req, "http://a/rpc", false), [ROLES_NOTE]);
         assert_eq!(body(&req)["params"]["message"], json!({"role": "user", "parts": [{"text": "ROLE_USER"}]}));
@@ -408,7 +518,12 @@ mod tests {
 
     #[test]
     fn hand_written_bodies_go_as_written() {
-        let w = Workaround { spelling: Spelling { roles: true, ..Spelling::NONE }, bare: false, legacy_answers: false };
+        let w = Workaround {
+            spelling: Spelling { roles: true, ..Spelling::NONE },
+            bare: false,
+            legacy_answers: false,
+            snake_answers: false,
+        };
         let raw = br#"{"jsonrpc":"2.0", "id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER"}}}"#;
         let mut req = HttpRequest { body: Some(raw.to_vec().into()), ..send(json!({})) };
         assert!(w.rewrite(&mut req, "http://a/rpc", false).is_empty());
@@ -418,7 +533,7 @@ mod tests {
     #[test]
     fn kinds_method_and_version() {
         let all = Spelling { roles: true, kinds: true, method: true, version: Version::Legacy, states: false };
-        let w = Workaround { spelling: all, bare: false, legacy_answers: false };
+        let w = Workaround { spelling: all, bare: false, legacy_answers: false, snake_answers: false };
         let mut req = send(json!({"message": {"role": "ROLE_USER", "parts": [{"text": "x"}, {"data": 1}]}}));
         let notes = w.rewrite(&mut req, "http://a/rpc", false);
         assert_eq!(notes, [METHOD_NOTE, ROLES_NOTE, KINDS_NOTE, LEGACY_VERSION_NOTE]);
@@ -435,6 +550,7 @@ mod tests {
             spelling: Spelling { version: Version::Omitted, ..Spelling::NONE },
             bare: false,
             legacy_answers: false,
+            snake_answers: false,
         };
         let mut req = send(json!({}));
         assert_eq!(omit.rewrite(&mut req, "http://a/rpc", false), [NO_VERSION_NOTE]);
@@ -444,7 +560,7 @@ mod tests {
 
     #[test]
     fn bare_results_are_read_wrapped() {
-        let w = Workaround { spelling: Spelling::NONE, bare: true, legacy_answers: false };
+        let w = Workaround { spelling: Spelling::NONE, bare: true, legacy_answers: false, snake_answers: false };
         let task = json!({"id": "t", "status": {"state": "TASK_STATE_COMPLETED"}});
         assert_eq!(w.wrap_result(&task), Some(json!({"task": task})));
         let msg = json!({"messageId": "m", "role": "ROLE_AGENT", "parts": []});
@@ -453,6 +569,23 @@ mod tests {
         assert_eq!(Workaround { bare: false, ..w }.wrap_result(&task), None);
         assert!(shows_legacy_states(&json!({"status": {"state": "completed"}})));
         assert!(!shows_legacy_states(&task));
+    }
+
+    #[test]
+    fn proto_names_in_answers_are_read_as_json_names() {
+        let mut v = json!({"task": {"id": "t", "context_id": "c", "status": {"state": "TASK_STATE_WORKING"},
+            "artifacts": [{"artifact_id": "a", "parts": [{"data": {"task_id": "mine"}}]}],
+            "metadata": {"message_id": "theirs"}}});
+        assert!(shows_snake_members(&v));
+        assert!(read_snake_members(&mut v));
+        assert_eq!(v["task"]["contextId"], "c");
+        assert!(v["task"].get("context_id").is_none());
+        assert_eq!(v["task"]["artifacts"][0]["artifactId"], "a");
+        assert_eq!(v["task"]["artifacts"][0]["parts"][0]["data"], json!({"task_id": "mine"}), "the agent's own data");
+        assert_eq!(v["task"]["metadata"], json!({"message_id": "theirs"}));
+        let mut both = json!({"contextId": "c", "context_id": "d"});
+        assert!(!read_snake_members(&mut both), "the JSON name wins where both are given");
+        assert!(!shows_snake_members(&json!({"metadata": {"context_id": "x"}, "contextId": "c"})));
     }
 
     #[test]

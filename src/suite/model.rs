@@ -293,7 +293,10 @@ pub struct Step {
     pub expect_error: Option<ExpectError>,
     #[serde(default)]
     pub expect_stream: Option<ExpectStream>,
-    /// Variable name → dot-path into the response.
+    /// Variable name → dot-path into the response. A path ending in `?` (ext) names a value the
+    /// agent may leave out (an optional member): when the answer holds none, the variable stays
+    /// unset and the check goes on, its templates written `{{step.var?}}` leaving their member
+    /// out; without `?`, the check cannot go on and skips, saying why.
     #[serde(default)]
     pub capture: BTreeMap<String, String>,
     /// Assertions after this step.
@@ -350,6 +353,12 @@ pub struct Step {
     /// cannot be decided (its `prerequisite` names the check of the listing).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub narrow: BTreeMap<String, Value>,
+    /// ext: a result that the step's `only_if` accepted is this check's to judge whole: what the
+    /// step finds wrong in it is its own finding, and its `prerequisite` covers only an answer that
+    /// is no result (a refused request). For a check of what a SendMessage answer's members say,
+    /// whatever else its shape gets wrong (CORE-SEND-001's finding).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub own_result: bool,
     /// ext: an answer saying the agent does not serve the operation at all (HTTP 405 or 501, a
     /// router's 404, a JSON-RPC answer to an HTTP+JSON path, UnsupportedOperationError) skips the
     /// check: for a check whose sentence is about how the operation is served (its query's

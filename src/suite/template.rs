@@ -5,7 +5,9 @@
 //! variable) resolved with [`paths::get`]; whitespace inside the braces is ignored.
 //!
 //! A string that is exactly one `{{expr}}` keeps the variable's JSON type, so a captured number or
-//! object is sent as such; anywhere else the value is interpolated as text.
+//! object is sent as such; anywhere else the value is interpolated as text. An object member whose
+//! value is exactly `{{expr?}}` is left out when `expr` names nothing (ext: an optional capture the
+//! agent did not give).
 
 use std::collections::BTreeMap;
 
@@ -190,9 +192,24 @@ pub fn render(value: &Value, vars: &Vars) -> Result<Value, TemplateError> {
             None => Value::String(render_str(s, vars)?),
         },
         Value::Array(items) => Value::Array(items.iter().map(|v| render(v, vars)).collect::<Result<_, _>>()?),
-        // Keys are not templated: they are field names of the A2A data model, never data.
+        // Keys are not templated: they are field names of the A2A data model, never data. A member
+        // whose whole value is `{{expr?}}` is left out when the expression names nothing: a value
+        // the agent did not give is never sent (nor expected) as anything else.
         Value::Object(map) => {
-            Value::Object(map.iter().map(|(k, v)| Ok((k.clone(), render(v, vars)?))).collect::<Result<_, _>>()?)
+            let mut out = serde_json::Map::new();
+            for (k, v) in map {
+                let optional = v.as_str().and_then(whole_expr).and_then(|e| e.trim().strip_suffix('?'));
+                let rendered = match optional {
+                    Some(expr) => match vars.lookup(expr) {
+                        Ok(found) => found,
+                        Err(TemplateError::Unknown { .. } | TemplateError::NoValue { .. }) => continue,
+                        Err(e) => return Err(e),
+                    },
+                    None => render(v, vars)?,
+                };
+                out.insert(k.clone(), rendered);
+            }
+            Value::Object(out)
         }
         other => other.clone(),
     })
@@ -266,6 +283,15 @@ mod tests {
         assert_eq!(v.lookup("send.obj.a[1]").unwrap(), json!(2));
         assert_eq!(v.lookup("send.obj.a").unwrap(), json!([1, 2]));
         assert_eq!(v.lookup("limits.max").unwrap(), json!(3));
+    }
+
+    #[test]
+    fn an_optional_member_that_names_nothing_is_left_out() {
+        let v = vars();
+        let t = json!({"contextId": "{{send.contextId?}}", "id": "{{ send.taskId? }}", "n": "{{send.count}}"});
+        assert_eq!(render(&t, &v).unwrap(), json!({"id": "task-1", "n": 7}));
+        assert!(render(&json!({"contextId": "{{send.contextId}}"}), &v).is_err(), "only `?` makes it optional");
+        assert!(render(&json!(["{{send.contextId?}}"]), &v).is_err(), "only an object member can be left out");
     }
 
     #[test]
