@@ -186,7 +186,10 @@ fn with_supplied(step: &Step, answer: &Answer, root: Option<&Value>, run: &Check
         .supply
         .iter()
         .filter(|(var, _)| {
-            step.capture.get(*var).is_some_and(|path| capture(answer, read, path).filter(|v| given(path, v)).is_none())
+            step.capture
+                .get(*var)
+                .map(|p| capture_path(p).0)
+                .is_some_and(|path| capture(answer, read, path).filter(|v| given(path, v)).is_none())
         })
         .collect();
     if missing.is_empty() {
@@ -497,18 +500,15 @@ fn finish_step(run: &mut CheckRun<'_>, step: &Step, answer: &Answer, root: Optio
     let mut root = root;
     run.read_spellings(&mut root);
     for (var, path) in &step.capture {
-        let (path, optional) = match path.strip_suffix('?') {
-            Some(p) => (p, true),
-            None => (path.as_str(), false),
-        };
-        if optional && capture(answer, shaped.as_ref().unwrap_or(&root), path).filter(|v| given(path, v)).is_none() {
-            continue;
-        }
+        let (path, optional) = capture_path(path);
         // A value the answer does not hold is nothing this check may send on, nor a finding of
         // its own: a member the spec requires is its owner's to miss, and an optional one (a
         // contextId the agent did not generate, a task where it answered with a Message) is the
-        // agent's choice. The check cannot go on, and says why.
+        // agent's choice. The check cannot go on, and says why, unless it said it can do without.
         let Some(value) = capture(answer, shaped.as_ref().unwrap_or(&root), path).filter(|v| given(path, v)) else {
+            if optional {
+                continue;
+            }
             let read = shaped.as_ref().unwrap_or(&root);
             let field = path.rsplit('.').next().unwrap_or(path);
             let what = if read.get("message").is_some() && read.get("task").is_none() {
@@ -548,6 +548,14 @@ fn given(path: &str, v: &Value) -> bool {
     let id = field == "id" || field.ends_with("Id");
     let empty_id = id && v.as_str() == Some("");
     !(v.is_null() || empty_id)
+}
+
+/// A capture's path without its `?`, and whether it had one (the value is optional).
+fn capture_path(path: &str) -> (&str, bool) {
+    match path.strip_suffix('?') {
+        Some(p) => (p, true),
+        None => (path, false),
+    }
 }
 
 fn capture(answer: &Answer, root: &Value, path: &str) -> Option<Value> {
