@@ -216,9 +216,12 @@ fn shared(
                 if group[n].is_some() {
                     continue;
                 }
-                let joined = keyed[n].iter().find_map(|(key, _)| {
-                    (0..findings.len()).find_map(|m| group[m].filter(|_| keyed[m].iter().any(|(k, _)| k == key)))
-                });
+                // The error that did not come links only where the same code came (a reading
+                // shared by the group): two wrong codes for one due error are two stories.
+                let joined =
+                    keyed[n].iter().filter(|(_, p)| !matches!(p, Fingerprint::ErrorDue { .. })).find_map(|(key, _)| {
+                        (0..findings.len()).find_map(|m| group[m].filter(|_| keyed[m].iter().any(|(k, _)| k == key)))
+                    });
                 if let Some(g) = joined {
                     group[n] = Some(g);
                     out[g].1.push(findings[n]);
@@ -250,6 +253,11 @@ fn shared_by(keyed: &[Vec<(String, Fingerprint)>], group: &[Option<usize>]) -> V
         let mut tally: HashMap<&str, (usize, usize, usize)> = HashMap::new();
         for (n, keys) in keyed.iter().enumerate().filter(|(n, _)| !taken[*n]) {
             for (rank, (key, _)) in keys.iter().enumerate() {
+                // Two readings of one finding may say the same (an error's code and message read
+                // as answered and as the wrong error): the finding counts once.
+                if keys[..rank].iter().any(|(k, _)| k == key) {
+                    continue;
+                }
                 let t = tally.entry(key.as_str()).or_insert((0, rank, n));
                 t.0 += 1;
                 t.1 = t.1.min(rank);

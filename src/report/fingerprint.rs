@@ -46,6 +46,9 @@ pub enum Fingerprint {
     /// The same words of the kit's for a finding that has no place to point at (the order of a
     /// stream's events, say).
     Said { message: String },
+    /// The error `code` due and not returned, by whichever methods: links findings the precise
+    /// [`Fingerprint::ErrorDue`] told apart by method.
+    DueAnywhere { code: Option<i64> },
     /// Findings about members of one name, wherever they stand: the coarsest reading, grouping
     /// only what nothing more precise did.
     Member { name: String },
@@ -64,7 +67,10 @@ impl Fingerprint {
             Fingerprint::RpcError { code, message, wanted_error } => {
                 Fingerprint::RpcError { code: *code, message: message.as_ref().map(blank), wanted_error: *wanted_error }
             }
-            Fingerprint::NotJsonrpc { .. } | Fingerprint::Bare | Fingerprint::ErrorDue { .. } => self.clone(),
+            Fingerprint::NotJsonrpc { .. }
+            | Fingerprint::Bare
+            | Fingerprint::ErrorDue { .. }
+            | Fingerprint::DueAnywhere { .. } => self.clone(),
             // Every number goes: a time, a count or an id in the value is what a run made up, while
             // its form (an offset where `Z` is due, a lowercase enum) is the story.
             Fingerprint::Seen { name, actual } => {
@@ -107,6 +113,9 @@ impl fmt::Display for Fingerprint {
                     None => write!(f, "{error} due, not returned"),
                 }
             }
+            Fingerprint::DueAnywhere { code } => {
+                write!(f, "{} due, not returned", code.map_or_else(|| "an error".to_owned(), described))
+            }
             Fingerprint::Seen { name, actual } => write!(f, "{name} is {actual}"),
             Fingerprint::Missing { pointer } => write!(f, "{} is missing", place(pointer)),
             Fingerprint::Value { pointer, expected, actual } => {
@@ -135,7 +144,7 @@ impl Fingerprint {
     /// by the members they are about (2).
     pub fn tier(&self) -> u8 {
         match self {
-            Fingerprint::Origin { .. } | Fingerprint::Said { .. } => 1,
+            Fingerprint::Origin { .. } | Fingerprint::Said { .. } | Fingerprint::DueAnywhere { .. } => 1,
             Fingerprint::Member { .. } => 2,
             _ => 0,
         }
@@ -269,7 +278,14 @@ pub fn candidates(r: &CheckResult) -> Vec<Fingerprint> {
             all.extend(wrong_error(r));
             all.extend(error_due(r));
         }
-        Fingerprint::ErrorDue { .. } => all.extend(wrong_error(r)),
+        Fingerprint::ErrorDue { code, method } => {
+            all.extend(wrong_error(r));
+            // A result where one error is due, whichever method answered it: one story across
+            // methods (an unknown task looked up nowhere), linked after the precise readings.
+            if method.is_some() && code.is_some() {
+                all.push(Fingerprint::DueAnywhere { code: *code });
+            }
+        }
         Fingerprint::Value { pointer, actual, .. } => {
             if let Some(name) = member_name(pointer) {
                 all.push(Fingerprint::Seen { name: name.to_owned(), actual: actual.clone() });
@@ -286,7 +302,12 @@ pub fn candidates(r: &CheckResult) -> Vec<Fingerprint> {
     }
     let plain = plain_id(&r.id).to_owned();
     all.push(Fingerprint::Origin { check: first_seen_in(r).unwrap_or(plain) });
-    if let Some(name) = r.failure.as_ref().and_then(|f| f.pointer.as_deref()).and_then(member_name) {
+    // The envelope's members (a result where an error is due, an error's code) are where every
+    // answer of the wrong kind is: they name no member of the data model two findings could share.
+    if let Some(pointer) = r.failure.as_ref().and_then(|f| f.pointer.as_deref())
+        && !matches!(pointer, "/result" | "/error" | "/error/code")
+        && let Some(name) = member_name(pointer)
+    {
         all.push(Fingerprint::Member { name: name.to_owned() });
     }
     all

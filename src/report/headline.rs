@@ -88,7 +88,7 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
             "{} answers a bare Task or Message where {{\"task\": …}} or {{\"message\": …}} is due (SendMessageResponse, §10.4.1)",
             method.unwrap_or("SendMessage")
         ),
-        Fingerprint::ErrorDue { code, .. } => {
+        Fingerprint::ErrorDue { code, .. } | Fingerprint::DueAnywhere { code } => {
             let error = code.map_or_else(|| "an error".to_owned(), described);
             let methods = methods_of(members);
             let (subject, verb, pronoun) = match methods.as_slice() {
