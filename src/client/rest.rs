@@ -174,11 +174,9 @@ pub fn code_of_reason(reason: &str) -> Option<i64> {
 }
 
 /// An HTTP+JSON answer read in the JSON-RPC shape: a 2xx body is the `result`; an error body
-/// (`google.rpc.Status`, §11.6) is an `error` whose `code` is the A2A error its `ErrorInfo` names
-/// (a detail with no `@type` counts as one)
-/// (else, for a status without one: `INVALID_ARGUMENT`, or HTTP 400 with no status named, is
-/// -32602, `INTERNAL` -32603; anything else keeps no code, and a grader expecting one says what
-/// came), whose `message` is its
+/// (`google.rpc.Status`, §11.6) is an `error` whose `code` is the A2A error it names ([`a2a_error`]),
+/// else -32602 for `INVALID_ARGUMENT` or an HTTP 400 with no status named, -32603 for `INTERNAL`
+/// (anything else keeps no code, and a grader expecting one says what came), whose `message` is its
 /// message and whose `data` is its `details`. `None` for a body that is not JSON.
 pub fn envelope(status: u16, body: Option<&Value>) -> Option<Value> {
     let body = body?;
@@ -190,18 +188,8 @@ pub fn envelope(status: u16, body: Option<&Value>) -> Option<Value> {
     }
     let e = body.get("error").filter(|e| e.is_object()).unwrap_or(body);
     let details = e.get("details").cloned().unwrap_or(Value::Array(Vec::new()));
-    let reason_code = details
-        .as_array()
-        .into_iter()
-        .flatten()
-        // A detail without `@type` is still read by its `reason`: which error it names is one
-        // question, whether the detail is typed (REST-ERR-001, CORE-ERR-008) another.
-        .filter(|d| d.get("@type").and_then(Value::as_str).is_none_or(|t| t.ends_with("google.rpc.ErrorInfo")))
-        .find_map(|d| d.get("reason").and_then(Value::as_str).and_then(code_of_reason));
-    // The status's name, where google.rpc.Status JSON puts it, or in `code` where an agent wrote
-    // it there (which member holds it is the shape's question, not which error it is).
-    let name = e.get("status").and_then(Value::as_str).or_else(|| e.get("code").and_then(Value::as_str));
-    let code = reason_code.or(match (name, status) {
+    let name = status_name(e);
+    let code = a2a_error(status, body).or(match (name, status) {
         (Some("INVALID_ARGUMENT"), _) => Some(-32602),
         (Some("INTERNAL"), _) => Some(-32603),
         // §3.3.2 names HTTP 400 Bad Request as the validation error's code: an error that names
@@ -217,6 +205,47 @@ pub fn envelope(status: u16, body: Option<&Value>) -> Option<Value> {
     }
     error.insert("data".into(), details);
     Some(json!({ "error": error }))
+}
+
+/// The status's name, where google.rpc.Status JSON puts it, or in `code` where an agent wrote it
+/// there (which member holds it is the shape's question, not which error it is).
+fn status_name(e: &Value) -> Option<&str> {
+    e.get("status").and_then(Value::as_str).or_else(|| e.get("code").and_then(Value::as_str))
+}
+
+/// The A2A error an HTTP+JSON error body names. Its `ErrorInfo` decides when it has one (a detail
+/// with no `@type` counts as one): the A2A error its `reason` names, or TaskNotFoundError for
+/// `NOT_FOUND`, the one error §5.4 maps to that status; any other reason names none. Without one,
+/// the status name does when it spells an A2A error (`"code": "UNSUPPORTED_OPERATION"`) or is
+/// `NOT_FOUND`, and a google.rpc.Status body under HTTP 404 is TaskNotFoundError (a router's own 404
+/// page is no such body). `None` for anything else: §11.6 says why ("multiple A2A error types may
+/// map to the same HTTP status code"), so neither a 400 nor `INVALID_ARGUMENT` tells which it is.
+fn a2a_error(status: u16, body: &Value) -> Option<i64> {
+    let e = body.get("error").filter(|e| e.is_object());
+    let status_body = e.is_some();
+    let e = e.unwrap_or(body);
+    let not_found = |name: &str| code_of_reason(name).or((name == "NOT_FOUND").then_some(-32001));
+    let reason = e
+        .get("details")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        // Which error the detail names is one question, whether it is typed (REST-ERR-001,
+        // CORE-ERR-008) another.
+        .filter(|d| d.get("@type").and_then(Value::as_str).is_none_or(|t| t.ends_with("google.rpc.ErrorInfo")))
+        .find_map(|d| d.get("reason").and_then(Value::as_str));
+    if let Some(reason) = reason {
+        return not_found(reason);
+    }
+    status_name(e).and_then(not_found).or((status == 404 && status_body).then_some(-32001))
+}
+
+/// Whether an HTTP+JSON answer is an error that names no A2A error ([`a2a_error`]): what a check
+/// expected of its code is then the finding of the check that every A2A error carry an ErrorInfo.
+pub fn unnamed_error(status: u16, body: &[u8]) -> bool {
+    let Ok(body) = serde_json::from_slice::<Value>(body) else { return false };
+    let error = !(200..300).contains(&status) || body.get("error").is_some_and(Value::is_object);
+    error && a2a_error(status, &body).is_none()
 }
 
 /// [`envelope`] of an answer's bytes: a 2xx with no body is a success with no content (§3.1.10:
@@ -272,10 +301,29 @@ mod tests {
         assert_eq!(e["error"]["data"][0]["reason"], "TASK_NOT_FOUND");
         let bad = json!({"error": {"code": 400, "status": "INVALID_ARGUMENT", "message": "pageSize"}});
         assert_eq!(envelope(400, Some(&bad)).unwrap()["error"]["code"], -32602);
-        let bare = json!({"error": {"code": 404, "status": "NOT_FOUND", "message": "x"}});
-        assert_eq!(envelope(404, Some(&bare)).unwrap()["error"]["code"], Value::Null, "no ErrorInfo: no A2A code");
+        let bare = json!({"error": {"code": 409, "status": "ABORTED", "message": "x"}});
+        assert_eq!(envelope(409, Some(&bare)).unwrap()["error"]["code"], Value::Null, "no ErrorInfo: no A2A code");
         let named_in_code = json!({"error": {"code": "INVALID_ARGUMENT", "message": "parts", "details": []}});
         assert_eq!(envelope(400, Some(&named_in_code)).unwrap()["error"]["code"], -32602);
+        let a2a_name = json!({"error": {"code": "UNSUPPORTED_OPERATION", "message": "no", "details": []}});
+        assert_eq!(envelope(501, Some(&a2a_name)).unwrap()["error"]["code"], -32004, "the A2A error it names");
+        let by_status = json!({"error": {"code": 404, "message": "no such task"}});
+        assert_eq!(envelope(404, Some(&by_status)).unwrap()["error"]["code"], -32001, "§11.6: the HTTP status");
+        assert_eq!(envelope(404, Some(&json!({"detail": "Not Found"}))).unwrap()["error"]["code"], Value::Null);
+        let other_reason = json!({"error": {"code": 404, "status": "NOT_FOUND",
+            "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "INTERNAL"}]}});
+        assert_eq!(envelope(404, Some(&other_reason)).unwrap()["error"]["code"], Value::Null, "its ErrorInfo decides");
+        assert!(unnamed_error(404, other_reason.to_string().as_bytes()));
+        let status_reason = json!({"error": {"code": 404,
+            "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "NOT_FOUND"}]}});
+        assert_eq!(envelope(404, Some(&status_reason)).unwrap()["error"]["code"], -32001);
+        assert!(
+            unnamed_error(400, br#"{"error": {"code": 400, "status": "INVALID_ARGUMENT"}}"#),
+            "a 400 could be many"
+        );
+        assert!(!unnamed_error(200, br#"{"id": "t"}"#), "a result is no error");
+        let status_name = json!({"error": {"code": 404, "status": "NOT_FOUND", "message": "x"}});
+        assert_eq!(envelope(404, Some(&status_name)).unwrap()["error"]["code"], -32001, "§5.4: NOT_FOUND");
         let plain = json!({"error": {"code": 400, "message": "bad"}});
         assert_eq!(envelope(400, Some(&plain)).unwrap()["error"]["code"], -32602, "§3.3.2: HTTP 400 Bad Request");
         let untyped = json!({"error": {"code": 400, "details": [{"reason": "VERSION_NOT_SUPPORTED", "domain": "a2a-protocol.org"}]}});

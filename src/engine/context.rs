@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::diagnosis::{ANCHOR, Diagnosis};
+use super::error_details::DetailsLedger;
 use super::guard::{AFTER_TRIP, Guard};
 use super::ids::IdLedger;
 use super::webhook::WebhookReceiver;
@@ -69,6 +70,8 @@ pub struct Ctx {
     pub wire: Mutex<Vec<WireViolation>>,
     /// Every JSON-RPC answer's id against its request's (JSONRPC-ID-001).
     pub ids: Mutex<IdLedger>,
+    /// Every JSON-RPC error's details against §9.5 (CORE-ERR-007, CORE-ERR-008).
+    pub details: Mutex<DetailsLedger>,
     /// The circuit breaker, the run deadline and the canaries.
     pub guard: Arc<Guard>,
     /// Why an interface the run grades cannot be used (another host, unreachable, none on the
@@ -138,6 +141,7 @@ impl Ctx {
         let x = x.map_err(|e| format!("request failed: {e}"))?;
         self.guard.scan_exchange(origin, &x);
         self.ids.lock().unwrap_or_else(|p| p.into_inner()).note(origin, &x);
+        self.details.lock().unwrap_or_else(|p| p.into_inner()).note(origin, &x);
         Ok(x)
     }
 
@@ -315,6 +319,9 @@ pub struct CheckRun<'a> {
     pub stream_read_whole: bool,
     /// The step's answer was a result its `only_if` guard accepted (see `Step::own_result`).
     pub guarded_result: bool,
+    /// The step's HTTP+JSON answer was an error that names no A2A error (`client::rest::unnamed_error`):
+    /// what the step expected of its code is then REST-ERR-001's to say.
+    pub unnamed_error: bool,
 }
 
 impl<'a> CheckRun<'a> {
@@ -352,6 +359,7 @@ impl<'a> CheckRun<'a> {
             binding: Binding::JsonRpc,
             stream_read_whole: false,
             guarded_result: false,
+            unnamed_error: false,
         }
     }
 

@@ -107,6 +107,18 @@ fn reply(req: &HttpRequest, kind: impl FnOnce() -> (ReplyKind, Option<Value>), r
     })
 }
 
+/// How an answer read in the JSON-RPC shape reads, as the reply to `method`.
+pub(crate) fn read_reply(method: &str, shaped: &[u8], redactor: &Redactor) -> Reply {
+    let (kind, error) = read_body(shaped);
+    let error = error.as_ref();
+    Reply {
+        method: Some(method.to_owned()),
+        kind,
+        code: error.and_then(|e| e.get("code")).and_then(Value::as_i64),
+        message: error.and_then(|e| e.get("message")).and_then(Value::as_str).map(|m| redactor.redact(m)),
+    }
+}
+
 /// The kind of a single JSON-RPC answer, and its error object when it is one.
 fn read_body(body: &[u8]) -> (ReplyKind, Option<Value>) {
     match serde_json::from_slice::<Value>(body) {

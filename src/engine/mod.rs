@@ -7,6 +7,7 @@ pub mod context;
 pub mod diagnose;
 pub mod diagnosis;
 pub mod discover;
+pub mod error_details;
 pub mod evidence;
 pub mod expect;
 pub mod framing;

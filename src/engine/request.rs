@@ -7,9 +7,9 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::context::{Callers, CheckRun, StepFail};
-use super::evidence::ToEvidence as _;
+use super::evidence::{ToEvidence as _, read_reply};
 use crate::client::http::{HttpExchange, HttpRequest, StreamExchange};
-use crate::client::rest::{envelope, read_answer, rest_request, subscribe_by_get};
+use crate::client::rest::{envelope, read_answer, rest_request, subscribe_by_get, unnamed_error};
 use crate::client::rpc::rpc_request;
 use crate::report::SkipReason;
 use crate::sse::SseLimits;
@@ -242,6 +242,8 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
     if !to_card && rest && run.ctx.rest_url.is_empty() {
         return Err(StepFail::undecided(&step.id, "the card offers no A2A 1.0 HTTP+JSON interface to send this to"));
     }
+    // The A2A method an HTTP+JSON request calls, which its answer's evidence is told under.
+    let mut rest_method = None;
     let (mut req, streaming) = if let Some(raw) = &step.raw {
         (raw_request(run, &step.id, raw)?, false)
     } else {
@@ -259,6 +261,7 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
                 let params = normalize_params(op, params, &run.ctx.rest_tenant, &run.ctx.behaviors);
                 let req = rest_request(&run.ctx.rest_url, method, &params)
                     .map_err(|why| StepFail::undecided(&step.id, why))?;
+                rest_method = Some(method);
                 (req, streaming)
             } else {
                 let params = normalize_params(op, params, &run.ctx.tenant, &run.ctx.behaviors);
@@ -298,14 +301,18 @@ pub(crate) async fn send(run: &mut CheckRun<'_>, step: &Step) -> Result<Answer, 
                 seen.wrapped.push(format!("{} / {}: {wrapped} of {} events", run.id, step.id, x.events.len()));
             }
         } else if rest {
+            run.unnamed_error = unnamed_error(x.status, &x.body);
             read_rest_answer(&mut x.body, x.status);
+            told_as_read(run, rest_method, &x.body);
         }
         Ok(Answer::Stream(x))
     } else {
         let mut x = run.exchange_as(&step.id, req, own_version).await?;
         run.keep(x.to_evidence(Some(&step.id), &run.ctx.redactor));
         if rest && !x.truncated {
+            run.unnamed_error = unnamed_error(x.status, &x.body);
             read_rest_answer(&mut x.body, x.status);
+            told_as_read(run, rest_method, &x.body);
         }
         if x.truncated {
             let cap = run.ctx.client.config().max_body_bytes;
@@ -343,6 +350,15 @@ pub(crate) fn verb_not_served(status: u16, body: &[u8]) -> bool {
         // A subscription carries no content for the agent to judge: ContentTypeNotSupportedError
         // to a POST says the route wants another request, the proto's GET.
         _ => json_rpc || error_code() == Some(-32005),
+    }
+}
+
+/// The evidence just kept of an HTTP+JSON operation's answer tells its reply as the graders read
+/// it (the A2A error its ErrorInfo or name says, the method called), so that findings on one
+/// wrong error group alike whichever verb carried them.
+fn told_as_read(run: &mut CheckRun<'_>, method: Option<&str>, shaped: &[u8]) {
+    if let (Some(method), Some(e)) = (method, run.evidence.last_mut()) {
+        e.reply = Some(read_reply(method, shaped, &run.ctx.redactor));
     }
 }
 

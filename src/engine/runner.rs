@@ -16,7 +16,7 @@ use crate::client::rest::{envelope, rest_request};
 use crate::client::rpc::rpc_request;
 use crate::report::{Failure, SkipReason};
 use crate::suite::assert;
-use crate::suite::binding::Binding;
+use crate::suite::binding::{Binding, REST_ERR};
 use crate::suite::model::{OnlyIf, Step, Test};
 use crate::suite::paths;
 
@@ -39,6 +39,7 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
         let last = i + 1 == test.steps.len();
         run.stream_read_whole = false;
         run.guarded_result = false;
+        run.unnamed_error = false;
         if let Err(e) = run_step(run, step, last).await {
             // A stream read whole (its events responses holding results, its framing sound) does
             // not show the defect its framing owner judges, a listing narrowed to the kit's own
@@ -51,6 +52,8 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
                 .prerequisite
                 .0
                 .iter()
+                // An error that named its A2A error was judged as what it named.
+                .filter(|id| run.unnamed_error || Binding::plain_id(id) != REST_ERR)
                 .filter(|id| {
                     !(own
                         && (!step.narrow.is_empty()

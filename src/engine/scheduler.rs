@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, mpsc, watch};
 
-use super::context::{CheckRun, Ctx, StepFail};
+use super::context::{CheckRun, Ctx, StepFail, compact};
 use super::diagnose;
+use super::error_details::Fault;
 use super::runner::run_test;
 use crate::client::redact::Redactor;
 use crate::report::{CheckResult, Failure, Outcome, RunEvent, Sink, SkipReason};
@@ -21,6 +22,10 @@ use crate::suite::template::Vars;
 pub const WIRE_SCHEMA: &str = "WIRE-SCHEMA";
 /// Id of the synthetic check that judges the id of every JSON-RPC answer of the run.
 pub const ID_ECHO: &str = "JSONRPC-ID-001";
+/// Synthetic: every JSON-RPC error's `data`, when present, is an array (§9.5).
+pub const DATA_ARRAY: &str = "KIT-ERR-020";
+/// Synthetic: every element of every JSON-RPC error's `data` carries `@type` (§9.5).
+pub const DATA_TYPED: &str = "KIT-ERR-021";
 /// Synthetic: the interfaces the run grades can be used (on an allowed host, and answering).
 pub const INTERFACE: &str = "KIT-IFACE-001";
 /// HTTP+JSON streams carry bare StreamResponses (§11.7).
@@ -355,6 +360,8 @@ fn decide_synthetic(ctx: &Ctx, check: &PlannedCheck, others: &[CheckResult]) -> 
     match meta.id.as_str() {
         WIRE_SCHEMA => wire_schema(ctx, &meta, others),
         ID_ECHO => ids_echoed(ctx, &meta),
+        DATA_ARRAY => error_details(ctx, &meta, Fault::NotAnArray, others),
+        DATA_TYPED => error_details(ctx, &meta, Fault::Untyped, others),
         INTERFACE => match &ctx.interface_problem {
             None => CheckResult::new(&meta, Outcome::Pass),
             // A card without the REQUIRED supportedInterfaces names nothing to use: that is the
@@ -478,6 +485,69 @@ fn ids_echoed(ctx: &Ctx, meta: &crate::report::CheckMeta) -> CheckResult {
             step_id: None,
             pointer: Some("/id".into()),
             expected: Some("the id of the request each answer answers".into()),
+            actual: Some(ctx.redactor.redact(&shown.join("\n"))),
+        },
+    )
+}
+
+/// Judges the details of every JSON-RPC error of the run that asked for 1.0 for one `fault`; the
+/// check probing that fault on one error (CORE-ERR-007, CORE-ERR-008) has it first: an agent that
+/// breaks §9.5 there is that check's finding.
+fn error_details(ctx: &Ctx, meta: &crate::report::CheckMeta, fault: Fault, others: &[CheckResult]) -> CheckResult {
+    let probe = match fault {
+        Fault::NotAnArray => "CORE-ERR-007",
+        Fault::Untyped => "CORE-ERR-008",
+    };
+    if let Some(r) = others.iter().find(|r| r.id == probe && matches!(r.outcome, Outcome::Fail | Outcome::Warn)) {
+        let why = r.failure.as_ref().map_or("", |f| f.message.as_str());
+        return CheckResult {
+            depends_on: Some(probe.to_owned()),
+            ..CheckResult::skipped(meta, SkipReason::DependsOnFailed, format!("{probe} {}: {why}", r.outcome.as_str()))
+        };
+    }
+    let ledger = ctx.details.lock().unwrap_or_else(|p| p.into_inner());
+    let (judged, faulty, total, what, due) = match fault {
+        Fault::NotAnArray => {
+            (ledger.with_data, &ledger.not_array, ledger.not_array_total, "is no array", "an array of objects")
+        }
+        Fault::Untyped => (
+            ledger.arrays,
+            &ledger.untyped,
+            ledger.untyped_total,
+            "holds an element without a string @type",
+            "every element an object with a string @type",
+        ),
+    };
+    if judged == 0 {
+        // The details are optional (§3.3.2): an agent whose errors carry none has nothing to judge.
+        let why = match fault {
+            Fault::NotAnArray => "no JSON-RPC error of this run carried data (the details are optional)",
+            Fault::Untyped => "no JSON-RPC error of this run carried a data array (the details are optional)",
+        };
+        return CheckResult::skipped(meta, SkipReason::BehaviorNotAvailable, why);
+    }
+    let Some(first) = faulty.first() else {
+        return CheckResult {
+            measurement: Some(format!("{judged} error(s) with details, each as §9.5 maps them")),
+            ..CheckResult::new(meta, Outcome::Pass)
+        };
+    };
+    let code =
+        |c: Option<i64>| c.map_or_else(|| "an error without a numeric code".to_owned(), |c| format!("error {c}"));
+    let shown: Vec<String> =
+        faulty.iter().map(|f| format!("{}: {} with data {}", f.origin, code(f.code), compact(&f.data))).collect();
+    CheckResult::violated(
+        meta,
+        ctx.strict,
+        Failure {
+            message: format!(
+                "{total} of {judged} JSON-RPC errors have data that {what}; first: {} ({})",
+                code(first.code),
+                first.origin
+            ),
+            step_id: None,
+            pointer: Some("/error/data".into()),
+            expected: Some(due.into()),
             actual: Some(ctx.redactor.redact(&shown.join("\n"))),
         },
     )

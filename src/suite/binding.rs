@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::model::Test;
+use super::model::{Step, Test};
 
 /// A binding the kit speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -147,17 +147,16 @@ pub const REST_QUERY: &str = "REST-QUERY-001";
 /// The check that HTTP+JSON errors name their A2A error (`ErrorInfo`).
 pub const REST_ERR: &str = "REST-ERR-001";
 
-/// Whether a step of `test` expects the agent to name an A2A error: an `error_type`, or a `code`
-/// other than a bare negation (`{"not": -32009}`: any answer but that error, which an error body
-/// without an ErrorInfo satisfies as well as one with it).
-fn expects_a2a_error(test: &Test) -> bool {
+/// Whether `step` expects the agent to name an A2A error: an `error_type`, or a `code` other than
+/// a bare negation (`{"not": -32009}`: any answer but that error, which an error body without an
+/// ErrorInfo satisfies as well as one with it).
+fn expects_a2a_error(step: &Step) -> bool {
     let names_a_code = |c: &Value| !c.as_object().is_some_and(|o| o.len() == 1 && o.contains_key("not"));
-    test.steps.iter().any(|s| {
-        s.operation.is_some()
-            && s.expect_error
-                .as_ref()
-                .is_some_and(|e| e.code.as_ref().is_some_and(names_a_code) || e.error_type.is_some())
-    })
+    step.operation.is_some()
+        && step
+            .expect_error
+            .as_ref()
+            .is_some_and(|e| e.code.as_ref().is_some_and(names_a_code) || e.error_type.is_some())
 }
 
 /// Whether an operation of `test` travels with a query over HTTP+JSON: a GET with more params
@@ -227,15 +226,16 @@ pub fn for_binding(
     if binding == Binding::HttpJson && t.id != REST_QUERY && sends_query(&t) {
         t.depends_on.push(REST_QUERY.to_owned());
     }
-    // Which A2A error an HTTP+JSON error is, the kit reads from its ErrorInfo: an agent that sends
-    // none is REST-ERR-001's finding, not that of every check expecting an error.
-    if binding == Binding::HttpJson && t.id != REST_ERR && expects_a2a_error(&t) {
-        t.depends_on.push(REST_ERR.to_owned());
-    }
     for s in &mut t.steps {
         // A step over a binding of its own builds on that binding's checks.
         let own = s.binding.as_deref().and_then(Binding::parse).unwrap_or(binding);
         s.prerequisite.0 = s.prerequisite.0.iter().map(|id| rename(own, id)).collect();
+        // Which A2A error an HTTP+JSON error is, the kit reads from its ErrorInfo, else from the
+        // error's name or status: an error that names none is REST-ERR-001's finding, not that of
+        // every step expecting one (the runner defers to it only for such an error).
+        if own == Binding::HttpJson && t.id != REST_ERR && expects_a2a_error(s) {
+            s.prerequisite.0.push(REST_ERR.to_owned());
+        }
     }
     Arc::new(t)
 }
