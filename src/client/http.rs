@@ -171,6 +171,13 @@ fn excerpt(bytes: &[u8], max: usize) -> String {
 }
 
 impl HttpExchange {
+    /// `request` answered at once with HTTP 200 and `body`: what the ledgers that read every
+    /// exchange of a run are tested with.
+    #[cfg(test)]
+    pub fn answered(request: HttpRequest, body: Vec<u8>) -> Self {
+        HttpExchange { request, status: 200, headers: Vec::new(), body, truncated: false, elapsed: Duration::ZERO }
+    }
+
     /// The first value of a response header (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
         find_header(&self.headers, name)

@@ -98,7 +98,6 @@ mod tests {
     use super::*;
     use crate::client::http::HttpRequest;
     use serde_json::json;
-    use std::time::Duration;
 
     fn exchange(version: Option<&str>, answer: Value) -> HttpExchange {
         let mut request = HttpRequest::get("http://127.0.0.1:1/");
@@ -106,14 +105,7 @@ mod tests {
         if let Some(v) = version {
             request.headers.push(("A2A-Version".into(), v.into()));
         }
-        HttpExchange {
-            request,
-            status: 200,
-            headers: Vec::new(),
-            body: answer.to_string().into_bytes(),
-            truncated: false,
-            elapsed: Duration::ZERO,
-        }
+        HttpExchange::answered(request, answer.to_string().into_bytes())
     }
 
     #[test]

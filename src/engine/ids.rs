@@ -99,20 +99,12 @@ mod tests {
     use super::*;
     use crate::client::http::HttpRequest;
     use serde_json::json;
-    use std::time::Duration;
 
     fn exchange(req: Value, answer: Value) -> HttpExchange {
         let mut request = HttpRequest::get("http://127.0.0.1:1/");
         request.headers.push(("content-type".into(), "application/json".into()));
         request.body = Some(req.to_string().into_bytes().into());
-        HttpExchange {
-            request,
-            status: 200,
-            headers: Vec::new(),
-            body: answer.to_string().into_bytes(),
-            truncated: false,
-            elapsed: Duration::ZERO,
-        }
+        HttpExchange::answered(request, answer.to_string().into_bytes())
     }
 
     fn call(id: Value) -> Value {

@@ -498,12 +498,26 @@ fn error_details(ctx: &Ctx, meta: &crate::report::CheckMeta, fault: Fault, other
         Fault::NotAnArray => "CORE-ERR-007",
         Fault::Untyped => "CORE-ERR-008",
     };
-    if let Some(r) = others.iter().find(|r| r.id == probe && matches!(r.outcome, Outcome::Fail | Outcome::Warn)) {
-        let why = r.failure.as_ref().map_or("", |f| f.message.as_str());
-        return CheckResult {
-            depends_on: Some(probe.to_owned()),
-            ..CheckResult::skipped(meta, SkipReason::DependsOnFailed, format!("{probe} {}: {why}", r.outcome.as_str()))
+    // The probe's finding, or the one it waited on (the same errors judged first by their code, a
+    // version refused): one story, told where it began.
+    if let Some(r) = others.iter().find(|r| r.id == probe) {
+        let deferred = match (r.outcome, &r.depends_on) {
+            (Outcome::Fail | Outcome::Warn, _) => {
+                let why = r.failure.as_ref().map_or("", |f| f.message.as_str());
+                Some((probe.to_owned(), format!("{probe} {}: {why}", r.outcome.as_str())))
+            }
+            (Outcome::Skip, Some(root)) if r.skip_reason == Some(SkipReason::DependsOnFailed) => Some((
+                root.clone(),
+                format!("{probe}, which judges the same, waits on it: {}", r.skip_detail.as_deref().unwrap_or("")),
+            )),
+            _ => None,
         };
+        if let Some((cause, detail)) = deferred {
+            return CheckResult {
+                depends_on: Some(cause),
+                ..CheckResult::skipped(meta, SkipReason::DependsOnFailed, detail)
+            };
+        }
     }
     let ledger = ctx.details.lock().unwrap_or_else(|p| p.into_inner());
     let (judged, faulty, total, what, due) = match fault {

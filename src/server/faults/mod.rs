@@ -695,7 +695,13 @@ impl Fault {
             let (target, names): (Target, Vec<String>) = match m {
                 Mutation::RenameKey { from, to, target, .. } => (*target, vec![from.clone(), to.clone()]),
                 Mutation::DropKey { key, pointer, target, .. } => {
-                    (*target, key.iter().cloned().chain(pointer.as_deref().map(last)).collect())
+                    let mut names: Vec<String> = key.iter().cloned().chain(pointer.as_deref().map(last)).collect();
+                    // An error's `@type` keys are those of its details: a fault that replaces the
+                    // details leaves none to drop.
+                    if *target == Target::Error && key.as_deref() == Some("@type") {
+                        names.push("data".to_owned());
+                    }
+                    (*target, names)
                 }
                 Mutation::Set { pointer, target, .. } => (*target, vec![last(pointer)]),
                 // A member copied over the whole answer is lifted out of it: a pointer through
@@ -957,6 +963,10 @@ mod tests {
         assert!(f("FAULT-VER-CURRENT-REJECTED").combines_with(&f("FAULT-CARD-NO-OUTPUT-MODES")));
         assert!(!f("FAULT-PUSH-LIST-BARE").combines_with(&f("FAULT-PUSH-LIST-PHANTOM")), "a member lifted to the root");
         assert!(!f("FAULT-PUSH-LIST-DROPS-ONE").combines_with(&f("FAULT-PUSH-LIST-BARE")), "a pointer through it");
+        assert!(
+            !f("FAULT-ERR-SEND-DATA-OBJECT").combines_with(&f("FAULT-ERR-SEND-DATA-NO-TYPE")),
+            "details replaced leave no @type to drop"
+        );
         assert!(
             !f("FAULT-SEC-FOREIGN-TASK-FORBIDDEN").combines_with(&f("FAULT-ERR-NO-MESSAGE")),
             "an error found by its message"
