@@ -535,8 +535,12 @@ fn error_details(ctx: &Ctx, meta: &crate::report::CheckMeta, fault: Fault, other
     if judged == 0 {
         // The details are optional (§3.3.2): an agent whose errors carry none has nothing to judge.
         let why = match fault {
-            Fault::NotAnArray => "no JSON-RPC error of this run carried data (the details are optional)",
-            Fault::Untyped => "no JSON-RPC error of this run carried a data array (the details are optional)",
+            Fault::NotAnArray => {
+                "no JSON-RPC error to a request asking for A2A 1.0 carried data in this run (the details are optional)"
+            }
+            Fault::Untyped => {
+                "no JSON-RPC error to a request asking for A2A 1.0 carried a data array in this run (the details are optional)"
+            }
         };
         return CheckResult::skipped(meta, SkipReason::BehaviorNotAvailable, why);
     }
