@@ -173,6 +173,21 @@ pub fn code_of_reason(reason: &str) -> Option<i64> {
     })
 }
 
+/// Every HTTP status §5.4 gives the A2A error of JSON-RPC `code` in some revision of 1.0: the
+/// 1.0.1 column and 1.0.0's (409 for TaskNotCancelable, 415 for ContentTypeNotSupported, 502 for
+/// InvalidAgentResponse), as "Patch version numbers used by the specification, do not affect
+/// protocol compatibility" (§3.6). Empty for a code §5.4 does not list.
+pub fn statuses_in_1_0(code: i64) -> &'static [u16] {
+    match code {
+        -32001 => &[404],
+        -32002 => &[400, 409],
+        -32005 => &[400, 415],
+        -32006 => &[500, 502],
+        -32003 | -32004 | -32007 | -32008 | -32009 => &[400],
+        _ => &[],
+    }
+}
+
 /// An HTTP+JSON answer read in the JSON-RPC shape: a 2xx body is the `result`; an error body
 /// (`google.rpc.Status`, §11.6) is an `error` whose `code` is the A2A error it names ([`a2a_error`]),
 /// else -32602 for `INVALID_ARGUMENT` or an HTTP 400 with no status named, -32603 for `INTERNAL`
@@ -220,7 +235,7 @@ fn status_name(e: &Value) -> Option<&str> {
 /// `NOT_FOUND`, and a google.rpc.Status body under HTTP 404 is TaskNotFoundError (a router's own 404
 /// page is no such body). `None` for anything else: §11.6 says why ("multiple A2A error types may
 /// map to the same HTTP status code"), so neither a 400 nor `INVALID_ARGUMENT` tells which it is.
-fn a2a_error(status: u16, body: &Value) -> Option<i64> {
+pub fn a2a_error(status: u16, body: &Value) -> Option<i64> {
     let e = body.get("error").filter(|e| e.is_object());
     let status_body = e.is_some();
     let e = e.unwrap_or(body);

@@ -539,6 +539,7 @@ async fn run_events(opts: &CheckOptions, sink: &mut (dyn Sink + Send)) -> Result
         wire: Mutex::new(Vec::new()),
         ids: Mutex::default(),
         details: Mutex::default(),
+        statuses: Mutex::default(),
         guard: Arc::new(Guard::new(canaries)),
         interface_problem: (!problems.is_empty())
             .then(|| problems.iter().map(|(_, why)| why.as_str()).collect::<Vec<_>>().join("; ")),

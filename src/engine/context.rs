@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::diagnosis::{ANCHOR, Diagnosis};
 use super::error_details::DetailsLedger;
+use super::error_status::StatusLedger;
 use super::guard::{AFTER_TRIP, Guard};
 use super::ids::IdLedger;
 use super::webhook::WebhookReceiver;
@@ -72,6 +73,8 @@ pub struct Ctx {
     pub ids: Mutex<IdLedger>,
     /// Every JSON-RPC error's details against §9.5 (CORE-ERR-007, CORE-ERR-008).
     pub details: Mutex<DetailsLedger>,
+    /// Every HTTP+JSON A2A error's HTTP status against §5.4 (REST-ERR-002's, on every path).
+    pub statuses: Mutex<StatusLedger>,
     /// The circuit breaker, the run deadline and the canaries.
     pub guard: Arc<Guard>,
     /// Why an interface the run grades cannot be used (another host, unreachable, none on the
@@ -141,8 +144,14 @@ impl Ctx {
         let x = x.map_err(|e| format!("request failed: {e}"))?;
         self.guard.scan_exchange(origin, &x);
         self.ids.lock().unwrap_or_else(|p| p.into_inner()).note(origin, &x);
-        self.details.lock().unwrap_or_else(|p| p.into_inner()).note(origin, &x);
+        self.note_error(origin, &x);
         Ok(x)
+    }
+
+    /// Enters an answer in the run's error ledgers (details, HTTP status).
+    fn note_error(&self, origin: &str, x: &HttpExchange) {
+        self.details.lock().unwrap_or_else(|p| p.into_inner()).note(origin, x);
+        self.statuses.lock().unwrap_or_else(|p| p.into_inner()).note(origin, x);
     }
 
     /// The interface URL and tenant of the binding the kit's own requests go over.
@@ -247,6 +256,10 @@ impl Ctx {
         self.guard.note_framing(origin, &x);
         self.guard.record_stream(&url, &x);
         self.guard.scan_stream(origin, &x);
+        // A stream refused with a plain error is an error answer like any other.
+        if !x.is_sse() {
+            self.note_error(origin, &x.as_exchange());
+        }
         Ok(x)
     }
 }

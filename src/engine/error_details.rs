@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::client::http::HttpExchange;
+use crate::client::http::{HttpExchange, HttpRequest};
 
 /// Most faulty errors kept for the finding.
 const MAX_KEPT: usize = 16;
@@ -45,11 +45,7 @@ impl DetailsLedger {
     /// error: a request naming another version, or none (§3.6.2: read as 0.3), may be answered by
     /// that version's rules.
     pub fn note(&mut self, origin: &str, x: &HttpExchange) {
-        let asks_1_0 =
-            x.request.headers.iter().any(|(k, v)| {
-                k.eq_ignore_ascii_case("a2a-version") && (v.trim() == "1.0" || v.trim().starts_with("1.0."))
-            });
-        if !asks_1_0 {
+        if !asks_for_1_0(&x.request) {
             return;
         }
         let Ok(Value::Object(answer)) = serde_json::from_slice::<Value>(&x.body) else { return };
@@ -85,6 +81,17 @@ impl DetailsLedger {
     }
 }
 
+/// Whether a request names A2A 1.0, in the `A2A-Version` header or request parameter (§3.6.1): a
+/// request naming another version, or none (§3.6.2: read as 0.3), may be answered by that
+/// version's rules.
+pub fn asks_for_1_0(request: &HttpRequest) -> bool {
+    let is_1_0 = |v: &str| v.trim() == "1.0" || v.trim().starts_with("1.0.");
+    let header = request.headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("a2a-version") && is_1_0(v));
+    header
+        || reqwest::Url::parse(&request.url)
+            .is_ok_and(|u| u.query_pairs().any(|(k, v)| k.eq_ignore_ascii_case("a2a-version") && is_1_0(&v)))
+}
+
 /// What breaks §9.5 in an error's `data`, if anything: "array of objects, each containing a `@type`
 /// key".
 pub fn judge(data: &Value) -> Option<Fault> {
@@ -96,7 +103,6 @@ pub fn judge(data: &Value) -> Option<Fault> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::http::HttpRequest;
     use serde_json::json;
 
     fn exchange(version: Option<&str>, answer: Value) -> HttpExchange {

@@ -8,6 +8,7 @@ pub mod diagnose;
 pub mod diagnosis;
 pub mod discover;
 pub mod error_details;
+pub mod error_status;
 pub mod evidence;
 pub mod expect;
 pub mod framing;

@@ -26,6 +26,8 @@ pub const ID_ECHO: &str = "JSONRPC-ID-001";
 pub const DATA_ARRAY: &str = "KIT-ERR-020";
 /// Synthetic: every element of every JSON-RPC error's `data` carries `@type` (§9.5).
 pub const DATA_TYPED: &str = "KIT-ERR-021";
+/// Synthetic: every HTTP+JSON A2A error carries the HTTP status §5.4 maps it to.
+pub const ERROR_STATUS: &str = "KIT-ERR-022";
 /// Synthetic: the interfaces the run grades can be used (on an allowed host, and answering).
 pub const INTERFACE: &str = "KIT-IFACE-001";
 /// HTTP+JSON streams carry bare StreamResponses (§11.7).
@@ -362,6 +364,7 @@ fn decide_synthetic(ctx: &Ctx, check: &PlannedCheck, others: &[CheckResult]) -> 
         ID_ECHO => ids_echoed(ctx, &meta),
         DATA_ARRAY => error_details(ctx, &meta, Fault::NotAnArray, others),
         DATA_TYPED => error_details(ctx, &meta, Fault::Untyped, others),
+        ERROR_STATUS => error_statuses(ctx, &meta, others),
         INTERFACE => match &ctx.interface_problem {
             None => CheckResult::new(&meta, Outcome::Pass),
             // A card without the REQUIRED supportedInterfaces names nothing to use: that is the
@@ -566,6 +569,77 @@ fn error_details(ctx: &Ctx, meta: &crate::report::CheckMeta, fault: Fault, other
             step_id: None,
             pointer: Some("/error/data".into()),
             expected: Some(due.into()),
+            actual: Some(ctx.redactor.redact(&shown.join("\n"))),
+        },
+    )
+}
+
+/// Judges the HTTP status of every HTTP+JSON A2A error of the run that asked for 1.0. A missing
+/// task's status is REST-ERR-002's when that check found it wrong: the same errors, one story.
+fn error_statuses(ctx: &Ctx, meta: &crate::report::CheckMeta, others: &[CheckResult]) -> CheckResult {
+    const PROBE: &str = "REST-ERR-002";
+    const TASK_NOT_FOUND: i64 = -32001;
+    let probe_found =
+        others.iter().any(|r| r.id.starts_with(PROBE) && matches!(r.outcome, Outcome::Fail | Outcome::Warn));
+    let ledger = ctx.statuses.lock().unwrap_or_else(|p| p.into_inner());
+    if ledger.judged == 0 {
+        return CheckResult::skipped(
+            meta,
+            SkipReason::BehaviorNotAvailable,
+            "no HTTP+JSON answer to a request asking for A2A 1.0 named an A2A error in this run (by its ErrorInfo reason or status name)",
+        );
+    }
+    let mine = |code: i64| !(probe_found && code == TASK_NOT_FOUND);
+    let total: usize = ledger.faulty_by_code.iter().filter(|(c, _)| mine(**c)).map(|(_, n)| n).sum();
+    let kept: Vec<_> = ledger.faulty.iter().filter(|f| mine(f.code)).collect();
+    let Some(first) = kept.first() else {
+        if ledger.faulty_by_code.is_empty() {
+            return CheckResult {
+                measurement: Some(format!("{} A2A error(s), each with its §5.4 status", ledger.judged)),
+                ..CheckResult::new(meta, Outcome::Pass)
+            };
+        }
+        return CheckResult {
+            depends_on: Some(PROBE.to_owned()),
+            ..CheckResult::skipped(
+                meta,
+                SkipReason::DependsOnFailed,
+                format!("{PROBE} failed: the only A2A errors with another status than §5.4's are TaskNotFoundError's"),
+            )
+        };
+    };
+    let due = |code: i64| {
+        crate::client::rest::statuses_in_1_0(code).iter().map(u16::to_string).collect::<Vec<_>>().join(" or ")
+    };
+    let name = |code: i64| crate::report::errors::described(code);
+    let shown: Vec<String> = kept
+        .iter()
+        .map(|f| {
+            format!(
+                "{}: {} answered {} with HTTP {} ({} due)",
+                f.origin,
+                f.request,
+                name(f.code),
+                f.status,
+                due(f.code)
+            )
+        })
+        .collect();
+    CheckResult::violated(
+        meta,
+        ctx.strict,
+        Failure {
+            message: format!(
+                "{total} of {} HTTP+JSON A2A errors carry another HTTP status than §5.4 maps them to; first: {} with HTTP {} where {} is due ({})",
+                ledger.judged,
+                name(first.code),
+                first.status,
+                due(first.code),
+                first.request
+            ),
+            step_id: None,
+            pointer: None,
+            expected: Some(format!("HTTP {} for {}", due(first.code), name(first.code))),
             actual: Some(ctx.redactor.redact(&shown.join("\n"))),
         },
     )

@@ -430,6 +430,37 @@ mod tests {
     }
 
     #[test]
+    fn what_an_error_lacks_and_the_status_it_came_with_are_not_a_wrong_error() {
+        // The same answer (UnsupportedOperationError, no ErrorInfo, HTTP 501) breaks three
+        // sentences: which error, its details, its status. Three defects, three causes.
+        let mut details = wrong_code("D", Level::Must, -32004, "not supported");
+        details.failure = Some(Failure {
+            message: "error data: no element of 0 satisfies an ErrorInfo at /error/data".into(),
+            step_id: Some("get".into()),
+            pointer: Some("/error/data".into()),
+            expected: Some("some: an ErrorInfo".into()),
+            actual: Some("[]".into()),
+        });
+        let status = CheckResult {
+            failure: Some(Failure {
+                message: "2 of 2 HTTP+JSON A2A errors carry another HTTP status than §5.4 maps them to".into(),
+                actual: Some("A / get: GET /tasks/x answered UnsupportedOperationError (-32004) with HTTP 501".into()),
+                ..Failure::default()
+            }),
+            ..CheckResult::new(&meta("S", Level::Must), Outcome::Fail)
+        };
+        let results = vec![
+            wrong_code("A", Level::Must, -32004, "not supported"),
+            wrong_code("B", Level::Must, -32004, "not supported"),
+            details,
+            CheckResult { id: "KIT-ERR-022".into(), ..status },
+        ];
+        let causes = of(&results);
+        let told: Vec<Vec<&str>> = causes.iter().map(|c| ids(&c.findings)).collect();
+        assert_eq!(told, [vec!["A", "B"], vec!["D"], vec!["KIT-ERR-022"]], "{causes:#?}");
+    }
+
+    #[test]
     fn an_error_that_never_comes_is_one_cause_whatever_came_instead() {
         let results = vec![
             result_where_error("A", "SendMessage", -32001),

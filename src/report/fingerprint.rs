@@ -49,6 +49,10 @@ pub enum Fingerprint {
     /// The error `code` due and not returned, by whichever methods: links findings the precise
     /// [`Fingerprint::ErrorDue`] told apart by method.
     DueAnywhere { code: Option<i64> },
+    /// Findings about the details of one error answer (its code and message): checks that each
+    /// want something else of the same `data` (an array, `@type`, an ErrorInfo) read one thing the
+    /// agent does; which error came is another story ([`Fingerprint::RpcError`]).
+    ErrorDetails { code: Option<i64>, message: Option<String> },
     /// Findings about members of one name, wherever they stand: the coarsest reading, grouping
     /// only what nothing more precise did.
     Member { name: String },
@@ -87,6 +91,9 @@ impl Fingerprint {
                 stem: stem.as_ref().map(|s| names_blanked(&blank(s))),
             },
             Fingerprint::Said { message } => Fingerprint::Said { message: digits_blanked(&blank(message)) },
+            Fingerprint::ErrorDetails { code, message } => {
+                Fingerprint::ErrorDetails { code: *code, message: message.as_ref().map(blank) }
+            }
             Fingerprint::Ignored { .. } | Fingerprint::Origin { .. } | Fingerprint::Member { .. } => self.clone(),
             Fingerprint::Alone => return None,
         };
@@ -132,6 +139,9 @@ impl fmt::Display for Fingerprint {
             }
             Fingerprint::Origin { check } => write!(f, "seen first in {check}"),
             Fingerprint::Said { message } => f.write_str(message),
+            Fingerprint::ErrorDetails { code, message } => {
+                write!(f, "the details of JSON-RPC error {}", code_words(*code, message.as_deref()))
+            }
             Fingerprint::Member { name } => write!(f, "`{name}`"),
             Fingerprint::Alone => f.write_str("its own"),
         }
@@ -144,7 +154,10 @@ impl Fingerprint {
     /// by the members they are about (2).
     pub fn tier(&self) -> u8 {
         match self {
-            Fingerprint::Origin { .. } | Fingerprint::Said { .. } | Fingerprint::DueAnywhere { .. } => 1,
+            Fingerprint::Origin { .. }
+            | Fingerprint::Said { .. }
+            | Fingerprint::DueAnywhere { .. }
+            | Fingerprint::ErrorDetails { .. } => 1,
             Fingerprint::Member { .. } => 2,
             _ => 0,
         }
@@ -186,7 +199,14 @@ pub fn is_finding(r: &CheckResult) -> bool {
 pub fn failing_exchange(r: &CheckResult) -> Option<&Evidence> {
     let step = r.failure.as_ref()?.step_id.as_deref();
     match step {
-        Some(s) => r.evidence.iter().rev().find(|e| e.step_id.as_deref() == Some(s)),
+        // A step that only asserts on an earlier answer exchanged nothing itself: with one
+        // exchange in the check, that is the answer it judged.
+        Some(s) => r
+            .evidence
+            .iter()
+            .rev()
+            .find(|e| e.step_id.as_deref() == Some(s))
+            .or_else(|| (r.evidence.len() == 1).then(|| &r.evidence[0])),
         None if r.evidence.len() == 1 => r.evidence.first(),
         None => None,
     }
@@ -218,14 +238,16 @@ pub fn fingerprint(r: &CheckResult) -> Fingerprint {
     let exchange = failing_exchange(r);
     if let Some(reply) = exchange.and_then(|e| e.reply.as_ref()) {
         let pointer = f.pointer.as_deref();
-        // The failure is about the error when it points into it, or says nothing more precise.
-        let about_error = pointer.is_some_and(|p| p.starts_with("/error"))
+        // The failure is about which error came when it points at the error or its code, or says
+        // nothing more precise; one about the error's message or details is about those members
+        // (an error without an ErrorInfo is not a wrong error).
+        let about_error = matches!(pointer, Some("/error" | "/error/code"))
             || (pointer.is_none() && f.expected.is_none() && f.actual.is_none());
         if reply.kind == ReplyKind::Error && about_error {
             return Fingerprint::RpcError {
                 code: reply.code,
                 message: reply.message.clone(),
-                wanted_error: pointer.is_some_and(|p| p.starts_with("/error/")),
+                wanted_error: pointer == Some("/error/code"),
             };
         }
         // Not JSON-RPC is the story when the failure is about the kind of answer (no place in
@@ -300,8 +322,10 @@ pub fn candidates(r: &CheckResult) -> Vec<Fingerprint> {
         }
         _ => {}
     }
+    all.extend(error_details(r));
     let plain = plain_id(&r.id).to_owned();
-    all.push(Fingerprint::Origin { check: first_seen_in(r).unwrap_or(plain) });
+    let seen = first_seen_in(r).filter(|_| !OWN_STORY.contains(&plain.as_str()));
+    all.push(Fingerprint::Origin { check: seen.unwrap_or(plain) });
     // The envelope's members (a result where an error is due, an error's code) are where every
     // answer of the wrong kind is: they name no member of the data model two findings could share.
     if let Some(pointer) = r.failure.as_ref().and_then(|f| f.pointer.as_deref())
@@ -311,6 +335,23 @@ pub fn candidates(r: &CheckResult) -> Vec<Fingerprint> {
         all.push(Fingerprint::Member { name: name.to_owned() });
     }
     all
+}
+
+/// Catch-alls that judge what no other check judges on the exchanges they read (an HTTP+JSON
+/// error's status: REST-ERR-002's probe aside, which it defers to), so that the check whose
+/// exchange showed the first instance failed, if it did, for another reason.
+const OWN_STORY: &[&str] = &["KIT-ERR-022"];
+
+/// [`Fingerprint::ErrorDetails`] of a finding about an error's `data` (a pointer into it, or a
+/// failure that names `error.data`).
+fn error_details(r: &CheckResult) -> Option<Fingerprint> {
+    let f = r.failure.as_ref()?;
+    let about_data = match f.pointer.as_deref() {
+        Some(p) => p.starts_with("/error/data"),
+        None => f.message.contains("error.data"),
+    };
+    let reply = failing_reply(r).filter(|x| about_data && x.kind == ReplyKind::Error)?;
+    Some(Fingerprint::ErrorDetails { code: reply.code, message: reply.message.clone() })
 }
 
 /// The check id of `id` whatever binding graded it.

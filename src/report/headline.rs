@@ -158,12 +158,13 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
             }
         }
         // A link between findings tells nothing itself: the root's own reading does.
-        Fingerprint::Origin { .. } | Fingerprint::Said { .. } | Fingerprint::Member { .. } => {
-            match super::fingerprint::fingerprint(root) {
-                own if own.links() || own == Fingerprint::Alone => kit_words(members, &Fingerprint::Alone),
-                own => kit_words(members, &own),
-            }
-        }
+        Fingerprint::Origin { .. }
+        | Fingerprint::Said { .. }
+        | Fingerprint::Member { .. }
+        | Fingerprint::ErrorDetails { .. } => match super::fingerprint::fingerprint(root) {
+            own if own.links() || own == Fingerprint::Alone => kit_words(members, &Fingerprint::Alone),
+            own => kit_words(members, &own),
+        },
         // A failure of its own is told in its own words, whole: they are the reason.
         // The check's name says what was due, its message what the agent did instead.
         Fingerprint::Alone => match root.failure.as_ref().map(|f| first_line(&f.message)) {
