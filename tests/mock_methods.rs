@@ -628,9 +628,10 @@ async fn invalid_request_for_batches_and_non_objects() {
     }
 }
 
-/// JSON-RPC 2.0 §4.1: a notification (no `id` member) gets no reply at all. A null id is a request
-/// and gets -32600 with a null id; a wrong or missing `jsonrpc` is -32600 echoing the id; so is a
-/// non-string method.
+/// JSON-RPC 2.0 §4.1: a notification (no `id` member) gets no reply at all. A null id is a call
+/// (§4: an id "MUST contain a String, Number, or NULL value"), served and answered with id null; an
+/// object id is -32600; a wrong or missing `jsonrpc` is -32600 echoing the id; so is a non-string
+/// method.
 #[tokio::test]
 async fn notifications_get_no_reply_and_bad_envelopes_get_invalid_request() {
     let p = Peer::default().await;
@@ -647,7 +648,9 @@ async fn notifications_get_no_reply_and_bad_envelopes_get_invalid_request() {
     assert_eq!(resp.status().as_u16(), 204);
     assert!(resp.bytes().await.unwrap().is_empty(), "a notification gets no JSON-RPC response");
     let null_id = json!({"jsonrpc": "2.0", "id": null, "method": "GetTask", "params": {"id": "x"}}).to_string();
-    expect_jsonrpc_error(&post_json(&p, null_id).await, -32600, Value::Null);
+    expect_jsonrpc_error(&post_json(&p, null_id).await, -32001, Value::Null);
+    let object_id = json!({"jsonrpc": "2.0", "id": {"k": 1}, "method": "GetTask", "params": {"id": "x"}}).to_string();
+    expect_jsonrpc_error(&post_json(&p, object_id).await, -32600, Value::Null);
     let v1 = json!({"jsonrpc": "1.0", "id": 7, "method": "GetTask", "params": {"id": "x"}}).to_string();
     expect_jsonrpc_error(&post_json(&p, v1).await, -32600, json!(7));
     let missing = json!({"id": "r-8", "method": "GetTask", "params": {"id": "x"}}).to_string();

@@ -287,6 +287,8 @@ fn percent_decoded(s: &str) -> String {
 const MAX_PAGES: usize = 20;
 /// The check that grades that a pageToken leads to the next page.
 const PAGE_TOKEN_OWNER: &str = "KIT-LIST-004";
+/// The check that grades that a contextId filter lists that context only.
+const CONTEXT_FILTER_OWNER: &str = "CORE-LIST-001";
 
 /// The ids of the elements a page lists (its tasks or configs).
 fn listed_ids(page: &Value) -> std::collections::BTreeSet<String> {
@@ -325,12 +327,20 @@ async fn every_page(run: &mut CheckRun<'_>, step: &Step, first: Answer) -> Resul
         }
         if read >= MAX_PAGES {
             if about_last_page {
-                return Err(StepFail::undecided(
-                    &step.id,
-                    format!(
-                        "the agent still names a nextPageToken after {MAX_PAGES} pages, the most the kit reads for one step, so the last page was not reached"
-                    ),
-                ));
+                // An endless listing is one whose pageToken or contextId filter the agent ignores
+                // (a page of every context, renewed as tasks come); the check that grades either
+                // has the finding, and only without one is the last page undecided.
+                let binding = binding_of(run, step);
+                let causes = [PAGE_TOKEN_OWNER, CONTEXT_FILTER_OWNER].map(|c| binding.check_id(c));
+                return Err(StepFail::Prerequisite {
+                    causes: causes.into_iter().filter(|c| *c != run.id).collect(),
+                    failure: Box::new(StepFail::undecided(
+                        &step.id,
+                        format!(
+                            "the agent still names a nextPageToken after {MAX_PAGES} pages, the most the kit reads for one step, so the last page was not reached"
+                        ),
+                    )),
+                });
             }
             break;
         }
@@ -351,7 +361,7 @@ async fn every_page(run: &mut CheckRun<'_>, step: &Step, first: Answer) -> Resul
                 break;
             }
             return Err(StepFail::Prerequisite {
-                causes: vec![PAGE_TOKEN_OWNER.into()],
+                causes: vec![binding_of(run, step).check_id(PAGE_TOKEN_OWNER)],
                 failure: Box::new(StepFail::undecided(
                     &step.id,
                     format!(

@@ -5,12 +5,14 @@ use serde_json::{Value, json};
 
 use super::errors::RpcError;
 
-/// A JSON-RPC request id: a string or a number (null is not accepted from A2A clients).
+/// A JSON-RPC request id: a string, a number, or null (JSON-RPC 2.0 §4: "MUST contain a String,
+/// Number, or NULL value if included"; a null id is discouraged, and still a call).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RequestId {
     Number(serde_json::Number),
     String(String),
+    Null,
 }
 
 impl RequestId {

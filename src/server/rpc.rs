@@ -129,8 +129,8 @@ fn parse_envelope(body: &[u8]) -> Result<Envelope<'_>, (Option<RequestId>, RpcEr
     let id = match obj.get("id") {
         Some(Value::String(s)) => Some(RequestId::String(s.clone())),
         Some(Value::Number(n)) => Some(RequestId::Number(n.clone())),
-        // A null id is a request (one JSON-RPC discourages), not a notification: it gets an answer.
-        Some(Value::Null) => return Err(invalid(None, "`id` must be a string or a number, not null")),
+        // A null id is a call (one JSON-RPC discourages), not a notification: it is served.
+        Some(Value::Null) => Some(RequestId::Null),
         None => None,
         Some(_) => return Err(invalid(None, "`id` must be a string or a number")),
     };
