@@ -232,11 +232,27 @@ fn expect_body(run: &CheckRun<'_>, step: &str, root: Option<&Value>, exp: &Expec
     Ok(())
 }
 
+/// Most further mismatches a finding names after its first.
+const MAX_ALSO: usize = 4;
+
 fn check_at(step: &str, what: &str, actual: Option<&Value>, expected: &Value, pointer: &str) -> Result<(), StepFail> {
-    match assert::check(actual, expected, pointer).first() {
-        None => Ok(()),
-        Some(m) => Err(StepFail::from_mismatch(step, what, m)),
+    let all = assert::check(actual, expected, pointer);
+    let Some(m) = all.first() else { return Ok(()) };
+    let mut fail = StepFail::from_mismatch(step, what, m);
+    // Every member the answer gets wrong is named: an agent that lacks two REQUIRED members
+    // learns of both from one finding.
+    if let (StepFail::Violation(f), [_, rest @ ..]) = (&mut fail, all.as_slice())
+        && !rest.is_empty()
+    {
+        let place = |p: &str| if p.is_empty() { "(root)".to_owned() } else { p.to_owned() };
+        let mut also: Vec<String> =
+            rest.iter().take(MAX_ALSO).map(|m| format!("{} at {}", m.message, place(&m.pointer))).collect();
+        if rest.len() > MAX_ALSO {
+            also.push(format!("{} more", rest.len() - MAX_ALSO));
+        }
+        f.message = format!("{}; also {}", f.message, also.join("; "));
     }
+    Err(fail)
 }
 
 /// [`check_at`] on an error's code: a wrong code is told with the agent's message next to it.
