@@ -472,25 +472,16 @@ fn ids_echoed(ctx: &Ctx, meta: &crate::report::CheckMeta) -> CheckResult {
         .iter()
         .map(|w| format!("{}: sent id {}, got {} ({})", w.origin, w.sent, show(&w.got), code(w.code)))
         .collect();
-    CheckResult::violated(
-        meta,
-        ctx.strict,
-        Failure {
-            message: format!(
-                "{} of {} JSON-RPC answers do not carry their request's id; first: sent {}, got {} ({}, {})",
-                ids.wrong_total,
-                ids.judged,
-                first.sent,
-                show(&first.got),
-                code(first.code),
-                first.origin
-            ),
-            step_id: None,
-            pointer: Some("/id".into()),
-            expected: Some("the id of the request each answer answers".into()),
-            actual: Some(ctx.redactor.redact(&shown.join("\n"))),
-        },
-    )
+    let message = format!(
+        "{} of {} JSON-RPC answers do not carry their request's id; first: sent {}, got {} ({}, {})",
+        ids.wrong_total,
+        ids.judged,
+        first.sent,
+        show(&first.got),
+        code(first.code),
+        first.origin
+    );
+    run_wide(ctx, meta, message, Some("/id"), "the id of the request each answer answers".to_owned(), &shown)
 }
 
 /// Judges the details of every JSON-RPC error of the run that asked for 1.0 for one `fault`; the
@@ -557,21 +548,12 @@ fn error_details(ctx: &Ctx, meta: &crate::report::CheckMeta, fault: Fault, other
         |c: Option<i64>| c.map_or_else(|| "an error without a numeric code".to_owned(), |c| format!("error {c}"));
     let shown: Vec<String> =
         faulty.iter().map(|f| format!("{}: {} with data {}", f.origin, code(f.code), compact(&f.data))).collect();
-    CheckResult::violated(
-        meta,
-        ctx.strict,
-        Failure {
-            message: format!(
-                "{total} of {judged} JSON-RPC errors have data that {what}; first: {} ({})",
-                code(first.code),
-                first.origin
-            ),
-            step_id: None,
-            pointer: Some("/error/data".into()),
-            expected: Some(due.into()),
-            actual: Some(ctx.redactor.redact(&shown.join("\n"))),
-        },
-    )
+    let message = format!(
+        "{total} of {judged} JSON-RPC errors have data that {what}; first: {} ({})",
+        code(first.code),
+        first.origin
+    );
+    run_wide(ctx, meta, message, Some("/error/data"), due.to_owned(), &shown)
 }
 
 /// Judges the HTTP status of every HTTP+JSON A2A error of the run that asked for 1.0. A missing
@@ -625,24 +607,15 @@ fn error_statuses(ctx: &Ctx, meta: &crate::report::CheckMeta, others: &[CheckRes
             )
         })
         .collect();
-    CheckResult::violated(
-        meta,
-        ctx.strict,
-        Failure {
-            message: format!(
-                "{total} of {} HTTP+JSON A2A errors carry another HTTP status than §5.4 maps them to; first: {} with HTTP {} where {} is due ({})",
-                ledger.judged,
-                name(first.code),
-                first.status,
-                due(first.code),
-                first.request
-            ),
-            step_id: None,
-            pointer: None,
-            expected: Some(format!("HTTP {} for {}", due(first.code), name(first.code))),
-            actual: Some(ctx.redactor.redact(&shown.join("\n"))),
-        },
-    )
+    let message = format!(
+        "{total} of {} HTTP+JSON A2A errors carry another HTTP status than §5.4 maps them to; first: {} with HTTP {} where {} is due ({})",
+        ledger.judged,
+        name(first.code),
+        first.status,
+        due(first.code),
+        first.request
+    );
+    run_wide(ctx, meta, message, None, format!("HTTP {} for {}", due(first.code), name(first.code)), &shown)
 }
 
 fn wire_schema(ctx: &Ctx, meta: &crate::report::CheckMeta, others: &[CheckResult]) -> CheckResult {
@@ -656,14 +629,28 @@ fn wire_schema(ctx: &Ctx, meta: &crate::report::CheckMeta, others: &[CheckResult
     };
     let shown: Vec<String> =
         wire.iter().take(5).map(|w| format!("{}: {} at {}: {}", w.origin, w.def, w.pointer, w.message)).collect();
+    let message = format!("{} schema violation(s); first: {} ({})", wire.len(), first.message, first.origin);
+    run_wide(ctx, meta, message, Some(&first.pointer), format!("a valid {}", first.def), &shown)
+}
+
+/// The finding of a check judged over the whole run: `shown` lists its instances as `CHECK /
+/// step: …` (redacted), the first of which a cause links by.
+fn run_wide(
+    ctx: &Ctx,
+    meta: &crate::report::CheckMeta,
+    message: String,
+    pointer: Option<&str>,
+    expected: String,
+    shown: &[String],
+) -> CheckResult {
     CheckResult::violated(
         meta,
         ctx.strict,
         Failure {
-            message: format!("{} schema violation(s); first: {} ({})", wire.len(), first.message, first.origin),
+            message,
             step_id: None,
-            pointer: Some(first.pointer.clone()),
-            expected: Some(format!("a valid {}", first.def)),
+            pointer: pointer.map(str::to_owned),
+            expected: Some(expected),
             actual: Some(ctx.redactor.redact(&shown.join("\n"))),
         },
     )
