@@ -195,10 +195,8 @@ pub fn statuses_in_1_0(code: i64) -> &'static [u16] {
 /// message and whose `data` is its `details`. `None` for a body that is not JSON.
 pub fn envelope(status: u16, body: Option<&Value>) -> Option<Value> {
     let body = body?;
-    // No result has a top-level `error` member: a google.rpc.Status body is an error whatever
-    // status it came with (the status is REST-ERR-002's to grade).
-    let status_body = body.get("error").is_some_and(Value::is_object);
-    if (200..300).contains(&status) && !status_body {
+    // The status a google.rpc.Status body came with is REST-ERR-002's and KIT-ERR-022's to grade.
+    if !is_error(status, body) {
         return Some(json!({ "result": body }));
     }
     let e = body.get("error").filter(|e| e.is_object()).unwrap_or(body);
@@ -259,8 +257,13 @@ pub fn a2a_error(status: u16, body: &Value) -> Option<i64> {
 /// expected of its code is then the finding of the check that every A2A error carry an ErrorInfo.
 pub fn unnamed_error(status: u16, body: &[u8]) -> bool {
     let Ok(body) = serde_json::from_slice::<Value>(body) else { return false };
-    let error = !(200..300).contains(&status) || body.get("error").is_some_and(Value::is_object);
-    error && a2a_error(status, &body).is_none()
+    is_error(status, &body) && a2a_error(status, &body).is_none()
+}
+
+/// Whether an HTTP+JSON answer is an error: a status outside 2xx, or a google.rpc.Status body
+/// (no result has a top-level `error` member) whatever its status.
+pub fn is_error(status: u16, body: &Value) -> bool {
+    !(200..300).contains(&status) || body.get("error").is_some_and(Value::is_object)
 }
 
 /// [`envelope`] of an answer's bytes: a 2xx with no body is a success with no content (§3.1.10:

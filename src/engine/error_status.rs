@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::error_details::asks_for_1_0;
 use crate::client::http::HttpExchange;
-use crate::client::rest::{a2a_error, statuses_in_1_0};
+use crate::client::rest::{a2a_error, is_error, statuses_in_1_0};
 
 /// Most faulty errors kept for the finding.
 const MAX_KEPT: usize = 16;
@@ -48,8 +48,7 @@ impl StatusLedger {
         if body.get("jsonrpc").is_some() {
             return;
         }
-        let error = !(200..300).contains(&x.status) || body.get("error").is_some_and(Value::is_object);
-        let Some(code) = a2a_error(x.status, &body).filter(|_| error) else { return };
+        let Some(code) = a2a_error(x.status, &body).filter(|_| is_error(x.status, &body)) else { return };
         let due = statuses_in_1_0(code);
         if due.is_empty() {
             return;
