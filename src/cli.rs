@@ -155,8 +155,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
         /// Print only the gaps: testable server sentences no check quotes.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "freedoms")]
         gaps: bool,
+        /// Print the freedom side instead: the MAY sentences and optional members an agent sends
+        /// that no freedom of the mock's catalogue shows (so no selftest proves the checks accept them).
+        #[arg(long)]
+        freedoms: bool,
     },
     /// Talk to any A2A agent by hand; prints JSON (one line per stream event).
     Client {
@@ -895,7 +899,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<i32> {
         }
         Command::Report { command: ReportCommand::Diff { old, new, json } } => report::diff(&old, &new, json),
         Command::Report { command: ReportCommand::Merge { dirs, out } } => report::merge(&dirs, &out),
-        Command::Coverage { json, gaps } => coverage::run_command(json, gaps),
+        Command::Coverage { json, gaps, freedoms } => coverage::run_command(json, gaps, freedoms),
         Command::Client { command, options } => crate::commands::client::run(command, options).await,
         Command::Card { command, options } => Ok(crate::commands::card::run(command, options).await),
         Command::Mock(args) if args.print_limits => mock::print_limits(&args.to_config()?),

@@ -207,3 +207,44 @@ fn the_gaps_are_the_testable_sentences_no_check_quotes() {
     );
     assert_eq!(c.checks, builtin_tests().unwrap().len());
 }
+
+#[test]
+fn the_freedom_side_lists_what_no_freedom_shows_and_catches_a_wrong_member() {
+    let out = Command::new(BIN).args(["coverage", "--freedoms"]).output().expect("the binary runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first =
+        regex::Regex::new(r"^(\d+) freedoms show (\d+) of (\d+) MAY sentences .*, and (\d+) of (\d+) optional members")
+            .unwrap();
+    let caps = first.captures(&text).unwrap_or_else(|| panic!("no summary in:\n{text}"));
+    let out = Command::new(BIN).args(["coverage", "--freedoms", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["freedoms"].as_u64().unwrap().to_string(), caps[1]);
+    let shown = |key: &str| v[key].as_array().unwrap().iter().filter(|m| m["freedoms"] != json!([])).count();
+    assert_eq!(shown("sentences").to_string(), caps[2]);
+    assert_eq!(v["sentences"].as_array().unwrap().len().to_string(), caps[3]);
+    assert_eq!(shown("members").to_string(), caps[4]);
+    assert_eq!(v["members"].as_array().unwrap().len().to_string(), caps[5]);
+    // Every unshown member is printed, by its JSON name.
+    for m in v["members"].as_array().unwrap().iter().filter(|m| m["freedoms"] == json!([])) {
+        assert!(text.contains(m["json"].as_str().unwrap()), "{m} not printed");
+    }
+
+    use a2a_conform::commands::coverage::{FreedomCoverage, builtin};
+    use a2a_conform::server::freedoms::FreedomCatalogue;
+    let file = r#"[{"id": "FREEDOM-X", "section": "8.6.1",
+        "allowed_by": ["Agent Card HTTP endpoints MAY include a `Last-Modified` response header"],
+        "description": "x", "mock": {"no_push": true},
+        "members": ["Task.metadata", "Task.bogus", "Task.id", "SendMessageRequest.metadata"]}]"#;
+    let catalogue = FreedomCatalogue::from_texts(&[("x.json", file)]).expect("loads");
+    let c = builtin().unwrap();
+    let f = FreedomCoverage::compute(&c, &catalogue);
+    assert_eq!(f.problems.len(), 3, "{:?}", f.problems);
+    assert!(f.problems[0].contains("no member Task.bogus"), "{:?}", f.problems);
+    assert!(f.problems[1].contains("Task.id is REQUIRED"), "{:?}", f.problems);
+    assert!(f.problems[2].contains("a request"), "{:?}", f.problems);
+    let metadata = f.members.iter().find(|m| m.choice.path() == "Task.metadata").unwrap();
+    assert_eq!(metadata.freedoms, ["FREEDOM-X"]);
+    let modified = f.sentences.iter().find(|s| s.choice.sentence.text.contains("MAY include a Last-Modified")).unwrap();
+    assert_eq!(modified.freedoms, ["FREEDOM-X"]);
+}

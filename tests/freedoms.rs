@@ -7,18 +7,9 @@
 use a2a_conform::server::freedoms::{Allowed, FreedomCatalogue};
 use a2a_conform::spec::{self, Source};
 
-fn source_of(allowed: &Allowed) -> Option<Source> {
-    match allowed.source() {
-        "a2a-spec" => Some(Source::Spec),
-        "a2a-proto" => Some(Source::Proto),
-        "jsonrpc" | "jsonrpc-2.0" => Some(Source::JsonRpc),
-        _ => None,
-    }
-}
-
 /// What is wrong with one quote of a freedom set in `section`.
 fn problem(allowed: &Allowed, section: &str) -> Option<String> {
-    let Some(source) = source_of(allowed) else {
+    let Some(source) = Source::named(allowed.source()) else {
         return Some(format!("unknown source {:?}", allowed.source()));
     };
     let found = source.text().find(allowed.text());

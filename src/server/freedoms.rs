@@ -80,6 +80,11 @@ pub struct Freedom {
     /// The bindings on whose calls the mutations apply (empty: every one).
     #[serde(default)]
     pub bindings: Vec<Binding>,
+    /// Members of what the agent sends that the proto leaves optional (`Task.context_id`, its proto
+    /// name) and that this freedom sends where the mock leaves them out, or leaves out where the mock
+    /// sends them (`coverage --freedoms` lists the ones no freedom varies).
+    #[serde(default)]
+    pub members: Vec<String>,
     /// Freedoms this one cannot be shown with although no setting clashes (an agent that serves
     /// only HTTP+JSON has no JSON-RPC errors to answer with 4xx, say): a combination leaves them
     /// apart.
@@ -110,8 +115,13 @@ pub struct FreedomCatalogue {
 impl FreedomCatalogue {
     /// The compiled-in catalogue.
     pub fn builtin() -> Result<Self, FreedomError> {
+        Self::from_texts(BUILTIN)
+    }
+
+    /// A catalogue read from `(file name, JSON text)` pairs, checked as the built-in one is.
+    pub fn from_texts(files: &[(&str, &str)]) -> Result<Self, FreedomError> {
         let mut c = FreedomCatalogue::default();
-        for (file, text) in BUILTIN {
+        for (file, text) in files {
             c.add(file, text)?;
         }
         c.validate()?;

@@ -30,6 +30,14 @@ impl Source {
         }
     }
 
+    /// The source a quote names: its serde name, or `jsonrpc` for JSON-RPC 2.0.
+    pub fn named(name: &str) -> Option<Source> {
+        match name {
+            "jsonrpc" => Some(Source::JsonRpc),
+            _ => Source::ALL.into_iter().find(|s| s.as_str() == name),
+        }
+    }
+
     /// How a person names it in a finding.
     pub fn title(self) -> &'static str {
         match self {

@@ -1,12 +1,16 @@
 //! `a2a-conform coverage`: traceability from the spec's words to the checks. For every normative
 //! sentence of the A2A 1.0 specification, its proto and JSON-RPC 2.0 (`crate::spec`), the built-in
 //! checks that quote it; for every sentence no check quotes, whether a server check could test it
-//! (a gap) or why not (`suites/coverage.json`); and the share of testable sentences covered.
+//! (a gap) or why not (`suites/coverage.json`); and the share of testable sentences covered. With
+//! `--freedoms`, the other side: which choices the spec leaves to an agent the freedom catalogue
+//! shows.
 
+mod freedoms;
 mod reasons;
 mod render;
 mod trace;
 
+pub use freedoms::{FreedomCoverage, Shown};
 pub use reasons::{BUILTIN, Class, Entry, FILE, Pointer, Reasons, Rule, SentenceId, all_sentences};
 pub use render::{gaps_json, gaps_text, to_json, to_text};
 pub use trace::{Coverage, GapGroup, Status, Tally, Traced};
@@ -34,10 +38,20 @@ pub fn builtin() -> anyhow::Result<Coverage> {
     Ok(Coverage::compute(&tests, &reasons))
 }
 
-/// `a2a-conform coverage [--json] [--gaps]`: exit 0, or 1 when the reasons file has problems
-/// (printed on stderr, and under `problems` in the JSON).
-pub fn run_command(json: bool, gaps: bool) -> anyhow::Result<i32> {
+/// `a2a-conform coverage [--json] [--gaps | --freedoms]`: exit 0, or 1 when the reasons file or the
+/// freedom catalogue has problems (printed on stderr, and under `problems` in the JSON).
+pub fn run_command(json: bool, gaps: bool, freedoms: bool) -> anyhow::Result<i32> {
     let c = builtin()?;
+    if freedoms {
+        let catalogue = crate::server::freedoms::FreedomCatalogue::builtin()?;
+        let f = FreedomCoverage::compute(&c, &catalogue);
+        let text = if json { format!("{}\n", serde_json::to_string_pretty(&f.to_json())?) } else { f.to_text() };
+        print_stdout(&text)?;
+        for p in &f.problems {
+            eprintln!("error: mock-peer/freedoms: {p}");
+        }
+        return Ok(i32::from(!f.problems.is_empty()));
+    }
     let text = match (json, gaps) {
         (true, true) => format!("{}\n", serde_json::to_string_pretty(&gaps_json(&c))?),
         (true, false) => format!("{}\n", serde_json::to_string_pretty(&to_json(&c))?),
