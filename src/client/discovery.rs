@@ -134,7 +134,12 @@ pub fn select_interface(card: &Value, notes: &mut Vec<String>) -> Option<Selecte
             }
             continue;
         }
-        if major(version) != Some(1) {
+        if version.is_empty() {
+            notes.push(format!(
+                "supportedInterfaces[{i}] has no protocolVersion (REQUIRED); read as a 1.0 interface, as the \
+                 card's supportedInterfaces are 1.0's"
+            ));
+        } else if major(version) != Some(1) {
             notes.push(format!("supportedInterfaces[{i}] skipped: protocolVersion {version:?} is not 1.x"));
             continue;
         }
@@ -162,16 +167,18 @@ pub fn select_interface(card: &Value, notes: &mut Vec<String>) -> Option<Selecte
 }
 
 /// The first `supportedInterfaces` entry of `protocol_binding` exactly (e.g. `HTTP+JSON`) with a
-/// `protocolVersion` of major 1 and an absolute http(s) `url`.
+/// `protocolVersion` of major 1 (or none: the REQUIRED member missing does not make the interface
+/// another version's) and an absolute http(s) `url`.
 pub fn select_binding(card: &Value, protocol_binding: &str) -> Option<SelectedInterface> {
     let list = card.get("supportedInterfaces")?.as_array()?;
     list.iter().enumerate().find_map(|(i, entry)| {
         let binding = entry.get("protocolBinding").and_then(Value::as_str)?;
-        let version = entry.get("protocolVersion").and_then(Value::as_str)?;
+        let version = entry.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
         let url = entry.get("url").and_then(Value::as_str)?;
         let usable =
             reqwest::Url::parse(url).is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
-        (binding == protocol_binding && major(version) == Some(1) && usable).then(|| SelectedInterface {
+        let one = version.is_empty() || major(version) == Some(1);
+        (binding == protocol_binding && one && usable).then(|| SelectedInterface {
             url: url.to_owned(),
             binding: binding.to_owned(),
             version: version.to_owned(),
@@ -281,6 +288,20 @@ mod tests {
         let s = select_interface(&card, &mut notes).unwrap();
         assert_eq!((s.index, s.tenant), (2, None));
         assert!(select_interface(&json!({"supportedInterfaces": {}}), &mut notes).is_none());
+    }
+
+    #[test]
+    fn an_interface_without_its_version_is_still_the_interface_it_names() {
+        let card = json!({"supportedInterfaces": [
+            {"url": "http://a.test/old", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+            {"url": "http://a.test/rpc", "protocolBinding": "JSONRPC"},
+            {"url": "http://a.test/rest", "protocolBinding": "HTTP+JSON"}
+        ]});
+        let mut notes = Vec::new();
+        assert_eq!(select_interface(&card, &mut notes).unwrap().index, 1);
+        assert!(notes[1].contains("no protocolVersion"), "{notes:?}");
+        assert_eq!(select_binding(&card, "HTTP+JSON").unwrap().url, "http://a.test/rest");
+        assert_eq!(select_binding(&card, "JSONRPC").unwrap().index, 1, "a 0.3 interface is never read as 1.0");
     }
 
     #[test]

@@ -20,9 +20,10 @@ use crate::suite::binding::{Binding, REST_ERR};
 use crate::suite::model::{OnlyIf, Step, Test};
 use crate::suite::paths;
 
-/// The checks that judge whether a stream can be read at all: its SSE framing, and each event a
-/// response holding a StreamResponse.
-const STREAM_FRAMING_OWNERS: [&str; 2] = ["JSONRPC-SSE-001", "REST-SSE-001"];
+/// The checks that judge whether a stream can be read at all: its label, its SSE framing, and each
+/// event a response holding a StreamResponse. A stream read whole under a wrong label (the client
+/// reads SSE framing whatever the label) shows none of their defects.
+const STREAM_READ_OWNERS: [&str; 3] = ["KIT-STREAM-002", "JSONRPC-SSE-001", "REST-SSE-001"];
 
 /// Runs the check's probe, or its steps and assertions.
 pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), StepFail> {
@@ -59,7 +60,7 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
                         && (!step.narrow.is_empty()
                             || error_shape
                             || step.own_result && run.guarded_result
-                            || run.stream_read_whole && STREAM_FRAMING_OWNERS.contains(&Binding::plain_id(id))))
+                            || run.stream_read_whole && STREAM_READ_OWNERS.contains(&Binding::plain_id(id))))
                 })
                 .cloned()
                 .collect();
@@ -143,7 +144,8 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
             (Some(guard), Some(root)) => Some(guard_holds(run, &step.id, guard, &read_as_graded(run, step, root))?),
             _ => None,
         };
-        run.guarded_result = guarded == Some(true);
+        // With no guard, any result is the step's own to judge.
+        run.guarded_result = guarded == Some(true) || step.only_if.is_none() && success_root(step, &answer).is_some();
         if guarded == Some(false)
             && let Some(guard) = &step.only_if
         {

@@ -353,7 +353,8 @@ pub struct Step {
     /// cannot be decided (its `prerequisite` names the check of the listing).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub narrow: BTreeMap<String, Value>,
-    /// ext: a result that the step's `only_if` accepted is this check's to judge whole: what the
+    /// ext: a result that the step's `only_if` accepted (any result, with no `only_if`) is this
+    /// check's to judge whole: what the
     /// step finds wrong in it is its own finding, and its `prerequisite` covers only an answer that
     /// is no result (a refused request). For a check of what a SendMessage answer's members say,
     /// whatever else its shape gets wrong (CORE-SEND-001's finding).
