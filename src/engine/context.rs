@@ -330,6 +330,9 @@ pub struct CheckRun<'a> {
     /// The last stream a step judged was read whole: every event a response holding a result, its
     /// framing sound. A violation then found in it is the check's own, not its framing owner's.
     pub stream_read_whole: bool,
+    /// The last stream a step judged came as SSE (labelled so, or framed so under another label):
+    /// what is wrong in it is not its label's finding.
+    pub stream_was_sse: bool,
     /// The step's answer was a result its `only_if` guard accepted (see `Step::own_result`).
     pub guarded_result: bool,
     /// The step's HTTP+JSON answer was an error that names no A2A error (`client::rest::unnamed_error`):
@@ -371,6 +374,7 @@ impl<'a> CheckRun<'a> {
             deadline: None,
             binding: Binding::JsonRpc,
             stream_read_whole: false,
+            stream_was_sse: false,
             guarded_result: false,
             unnamed_error: false,
         }

@@ -375,6 +375,7 @@ fn normalize_event_assertion(v: &Value) -> Value {
 
 fn evaluate_stream(run: &mut CheckRun<'_>, step: &Step, x: &StreamExchange) -> Result<Option<Value>, StepFail> {
     let sid = step.id.as_str();
+    run.stream_was_sse = x.is_sse();
     if !x.is_sse() {
         let body: Result<Value, String> = serde_json::from_slice(&x.body).map_err(|e| e.to_string());
         let fail = |message: String, wanted: &str| {

@@ -20,10 +20,14 @@ use crate::suite::binding::{Binding, REST_ERR};
 use crate::suite::model::{OnlyIf, Step, Test};
 use crate::suite::paths;
 
-/// The checks that judge whether a stream can be read at all: its label, its SSE framing, and each
-/// event a response holding a StreamResponse. A stream read whole under a wrong label (the client
-/// reads SSE framing whatever the label) shows none of their defects.
-const STREAM_READ_OWNERS: [&str; 3] = ["KIT-STREAM-002", "JSONRPC-SSE-001", "REST-SSE-001"];
+/// The checks that judge whether a stream can be read at all: its SSE framing, and each event a
+/// response holding a StreamResponse. A stream read whole shows none of their defects.
+const STREAM_FRAMING_OWNERS: [&str; 2] = ["JSONRPC-SSE-001", "REST-SSE-001"];
+
+/// The check that judges a stream's label. A stream that came as SSE under a wrong label (the
+/// client reads SSE framing whatever the label) is read as SSE: what is wrong in it, its framing
+/// included, is not the label's finding.
+const STREAM_LABEL_OWNER: &str = "KIT-STREAM-002";
 
 /// Runs the check's probe, or its steps and assertions.
 pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), StepFail> {
@@ -39,6 +43,7 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
         }
         let last = i + 1 == test.steps.len();
         run.stream_read_whole = false;
+        run.stream_was_sse = false;
         run.guarded_result = false;
         run.unnamed_error = false;
         if let Err(e) = run_step(run, step, last).await {
@@ -60,7 +65,8 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
                         && (!step.narrow.is_empty()
                             || error_shape
                             || step.own_result && run.guarded_result
-                            || run.stream_read_whole && STREAM_READ_OWNERS.contains(&Binding::plain_id(id))))
+                            || run.stream_read_whole && STREAM_FRAMING_OWNERS.contains(&Binding::plain_id(id))
+                            || run.stream_was_sse && Binding::plain_id(id) == STREAM_LABEL_OWNER))
                 })
                 .cloned()
                 .collect();
