@@ -333,7 +333,8 @@ pub struct CheckRun<'a> {
     /// The last stream a step judged came as SSE (labelled so, or framed so under another label):
     /// what is wrong in it is not its label's finding.
     pub stream_was_sse: bool,
-    /// The step's answer was a result its `only_if` guard accepted (see `Step::own_result`).
+    /// The step's answer was a result its `only_if` guard accepted, or any result when it has no
+    /// guard (see `Step::own_result`).
     pub guarded_result: bool,
     /// The step's HTTP+JSON answer was an error that names no A2A error (`client::rest::unnamed_error`):
     /// what the step expected of its code is then REST-ERR-001's to say.
