@@ -258,15 +258,15 @@ fn classify(x: &HttpExchange, binding: Binding) -> (Answer, Option<Value>) {
     let Some(result) = v.get("result") else {
         return (Answer::Refused(format!("HTTP {} with JSON that is no JSON-RPC response", x.status)), None);
     };
+    if let Some(k) = bare_kind(result) {
+        return (Answer::Bare(k), Some(result.clone()));
+    }
     for k in ["task", "message"] {
         if result.get(k).is_some_and(Value::is_object) {
             return (Answer::Wrapped(k), Some(result.clone()));
         }
     }
-    match bare_kind(result) {
-        Some(k) => (Answer::Bare(k), Some(result.clone())),
-        None => (Answer::Refused("a result that is neither a task nor a message".into()), None),
-    }
+    (Answer::Refused("a result that is neither a task nor a message".into()), None)
 }
 
 #[cfg(test)]

@@ -229,14 +229,18 @@ fn add_kinds(params: &mut Value) -> bool {
 }
 
 /// A SendMessage result that is a Task or a Message itself instead of a SendMessageResponse
-/// holding one: `"task"` or `"message"`.
+/// holding one: `"task"` or `"message"`. A Task's own `id` and `status` outweigh a stray `message`
+/// member beside them (no SendMessageResponse has either), as a `task` member outweighs a
+/// `message` one: whenever an answer shows a task, the task is what the other checks read.
 pub fn bare_kind(result: &Value) -> Option<&'static str> {
     let o = result.as_object()?;
-    if o.contains_key("task") || o.contains_key("message") {
+    if o.contains_key("task") {
         return None;
     }
     if o.contains_key("id") && o.contains_key("status") {
         Some("task")
+    } else if o.contains_key("message") {
+        None
     } else if o.contains_key("messageId") && o.contains_key("parts") {
         Some("message")
     } else {
@@ -566,6 +570,9 @@ mod tests {
         let msg = json!({"messageId": "m", "role": "ROLE_AGENT", "parts": []});
         assert_eq!(w.wrap_result(&msg), Some(json!({"message": msg})));
         assert_eq!(w.wrap_result(&json!({"task": task})), None);
+        let task_and_message = json!({"id": "t", "status": {}, "message": msg});
+        assert_eq!(w.wrap_result(&task_and_message), Some(json!({"task": task_and_message})), "a stray message");
+        assert_eq!(w.wrap_result(&json!({"message": msg})), None);
         assert_eq!(Workaround { bare: false, ..w }.wrap_result(&task), None);
         assert!(shows_legacy_states(&json!({"status": {"state": "completed"}})));
         assert!(!shows_legacy_states(&task));
