@@ -460,6 +460,14 @@ fn rest_streams(ctx: &Ctx, meta: &crate::report::CheckMeta) -> CheckResult {
 fn ids_echoed(ctx: &Ctx, meta: &crate::report::CheckMeta) -> CheckResult {
     let ids = ctx.ids.lock().unwrap_or_else(|p| p.into_inner());
     if ids.judged == 0 {
+        // No answer came because the card named no interface to send to: the interface check's
+        // story, which this one waits on like every check that needed the interface.
+        if let Some(why) = ctx.interface_problem.as_ref().filter(|_| ctx.rpc_url.is_empty()) {
+            return CheckResult {
+                depends_on: Some(INTERFACE.to_owned()),
+                ..CheckResult::skipped(meta, SkipReason::DependsOnFailed, format!("{INTERFACE}: {why}"))
+            };
+        }
         return CheckResult::skipped(meta, SkipReason::Filtered, "no JSON-RPC answer was received in this run");
     }
     let Some(first) = ids.wrong.first() else {
