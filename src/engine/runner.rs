@@ -126,7 +126,10 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
         if let Some(rep) = &step.repeat {
             let done = assert::eval_until(&rep.until, &read_as_graded(run, step, peek_root(&answer)))
                 .map_err(|e| StepFail::undecided(&step.id, format!("repeat.until: {e}")))?;
-            if !done {
+            // A guarded step polls for what the agent may do; when it never does, its last
+            // answer goes to the guard, which says why the check cannot be decided.
+            let given_up = attempt >= attempts && step.only_if.is_some();
+            if !done && !given_up {
                 if attempt >= attempts {
                     return Err(StepFail::Violation(Failure {
                         message: format!("`{}` still did not hold after {attempts} attempts", rep.until),
@@ -174,6 +177,12 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
                 live_retried = true;
                 attempt -= 1;
                 continue;
+            }
+            Err(StepFail::Violation(f)) => {
+                if step.own_result {
+                    run.guarded_result &= judged_member_sent(run, step, &answer, &f);
+                }
+                return Err(StepFail::Violation(f));
             }
             r => r?,
         };
@@ -483,6 +492,14 @@ fn read_as_graded(run: &CheckRun<'_>, step: &Step, root: Value) -> Value {
         }
         _ => root,
     }
+}
+
+/// Whether the member a violation points at is one the answer holds: a value the agent sent and
+/// the step judged wrong is the step's own (`own_result`), a member missing from an answer its
+/// prerequisite faults (a result that is no task at all) is the prerequisite's story.
+fn judged_member_sent(run: &CheckRun<'_>, step: &Step, answer: &Answer, f: &Failure) -> bool {
+    let Some(pointer) = f.pointer.as_deref() else { return true };
+    success_root(step, answer).is_some_and(|root| read_as_graded(run, step, root).pointer(pointer).is_some())
 }
 
 /// The answer's assertion root without any checking: the JSON-RPC `result` (or the whole body),

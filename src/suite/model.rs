@@ -354,10 +354,10 @@ pub struct Step {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub narrow: BTreeMap<String, Value>,
     /// ext: a result that the step's `only_if` accepted (any result, with no `only_if`) is this
-    /// check's to judge whole: what the
-    /// step finds wrong in it is its own finding, and its `prerequisite` covers only an answer that
-    /// is no result (a refused request). For a check of what a SendMessage answer's members say,
-    /// whatever else its shape gets wrong (CORE-SEND-001's finding).
+    /// check's to judge whole: what the step finds wrong in a member the result holds is its own
+    /// finding, and its `prerequisite` covers an answer that is no result (a refused request) or
+    /// lacks the member judged. For a check of what a SendMessage answer's members say, whatever
+    /// else its shape gets wrong (CORE-SEND-001's finding).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub own_result: bool,
     /// ext: an answer saying the agent does not serve the operation at all (HTTP 405 or 501, a
