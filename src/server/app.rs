@@ -83,7 +83,7 @@ impl App {
     /// [`App::new`] with the scenarios [`App::scenario_book`] built for the same settings, shared
     /// rather than built again (the agents of a fleet run one book).
     pub fn with_scenarios(config: MockConfig, base_url: &str, scenarios: Arc<ScenarioBook>) -> Result<Self, MockError> {
-        let all = faults::ActiveFaults(config.faults.clone());
+        let all = faults::ActiveFaults::new(config.faults.clone());
         // The cards, the task store and push delivery belong to no binding.
         let active = all.scoped(None);
         // The agent builds its cards (a card fault is a defect of that), then signs what it

@@ -84,7 +84,7 @@ async fn serve_card(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
 pub fn router(app: Arc<App>) -> Router {
     let prefix = app.config.normalized_prefix().unwrap_or_default();
     let active = Arc::new(faults::layer::FaultLayer::new(
-        faults::ActiveFaults(app.config.faults.clone()),
+        faults::ActiveFaults(app.config.faults.clone(), app.faults.1.clone()),
         &prefix,
         app.config.bindings,
     ));
@@ -158,6 +158,11 @@ pub struct MockServer {
 }
 
 impl MockServer {
+    /// The ids of the faults whose answer mutations have changed an answer so far.
+    pub fn faults_shown(&self) -> std::collections::BTreeSet<String> {
+        self.app.faults.1.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     /// Starts a mock on 127.0.0.1 with an OS-chosen port.
     pub async fn start(config: MockConfig) -> Result<Self, MockError> {
         Self::bind(config, SocketAddr::from(([127, 0, 0, 1], 0))).await

@@ -535,7 +535,9 @@ pub struct CollectionMatch {
     pub match_: Value,
 }
 
-/// Polling (ACTS §9).
+/// Polling (ACTS §9): the step is sent again until `until` holds. When it never does, a step with
+/// an `only_if` hands its last answer to that guard (what it polled for is a behaviour the agent
+/// may not have); a step without one fails.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Repeat {
     /// `path == value`, `path != value` or `path in [a, b]`.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio::sync::Semaphore;
 
-use super::runs::{Collateral, Mode, SelftestOptions, by_root, killed, meant_kills, one_line, run_graded};
+use super::runs::{Collateral, Mode, SelftestOptions, by_root, killed, meant_kills, one_line, run_graded_shown};
 use crate::engine::scheduler::WIRE_SCHEMA;
 use crate::report::causes;
 use crate::report::{CheckResult, Level, Outcome};
@@ -28,6 +28,11 @@ pub struct MixRun {
     /// Faults whose checks all wait on the finding of a fault of the mix that masks them (its
     /// `masks`): one story with it, told by its cause (fault → the masking fault).
     pub masked: BTreeMap<String, String>,
+    /// Faults that rewrite answers only and changed none in this mix (another fault left them
+    /// nothing to rewrite: no artifacts to drop from an answer that comes before the task has
+    /// any): no client could see them, so they are neither found nor hidden.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unshown: Vec<String>,
     /// Checks that failed or warned although no fault of the mix names them.
     pub stray: Vec<Collateral>,
     /// Checks that ended in error.
@@ -52,9 +57,18 @@ impl MixMatrix {
         self.runs.iter().map(|r| r.faults.len()).sum()
     }
 
+    /// Faults that changed what the agent answered, the ones a checker can find.
+    pub fn observable(&self) -> usize {
+        self.faults() - self.unshown()
+    }
+
+    pub fn unshown(&self) -> usize {
+        self.runs.iter().map(|r| r.unshown.len()).sum()
+    }
+
     /// Faults found by a check they name, or told by the cause of a fault that masks them.
     pub fn found(&self) -> usize {
-        self.runs.iter().map(|r| r.faults.len() - r.hidden.len()).sum()
+        self.runs.iter().map(|r| r.faults.len() - r.hidden.len() - r.unshown.len()).sum()
     }
 
     /// Faults told only by the cause of a fault that masks them.
@@ -72,12 +86,12 @@ impl MixMatrix {
 
     /// Causes told per fault committed.
     pub fn ratio(&self) -> f64 {
-        if self.faults() == 0 { 1.0 } else { self.causes() as f64 / self.faults() as f64 }
+        if self.observable() == 0 { 1.0 } else { self.causes() as f64 / self.observable() as f64 }
     }
 
     /// Every fault found, no false verdict, at most 1.1 causes per fault.
     pub fn ok(&self) -> bool {
-        self.found() == self.faults()
+        self.found() == self.observable()
             && self.false_verdicts() == 0
             && self.ratio() <= 1.1
             && self.runs.iter().all(|r| r.failed.is_none())
@@ -87,21 +101,23 @@ impl MixMatrix {
         if self.runs.is_empty() {
             return String::new();
         }
-        let pct = if self.faults() == 0 { 100.0 } else { 100.0 * self.found() as f64 / self.faults() as f64 };
+        let pct = if self.observable() == 0 { 100.0 } else { 100.0 * self.found() as f64 / self.observable() as f64 };
         let mut s = format!(
-            "fault mixes: {} of {}..{} faults (seed {}), recall {}/{} ({pct:.0}%; {} told by a masking fault's cause), false verdicts: {}, causes/faults: {:.2}\n",
+            "fault mixes: {} of {}..{} faults (seed {}), recall {}/{} ({pct:.0}%; {} told by a masking fault's cause; {} of {} faults changed no answer), false verdicts: {}, causes/faults: {:.2}\n",
             self.runs.len(),
             MIX_SIZES.0,
             MIX_SIZES.1,
             self.seed,
             self.found(),
-            self.faults(),
+            self.observable(),
             self.masked(),
+            self.unshown(),
+            self.faults(),
             self.false_verdicts(),
             self.ratio()
         );
         for r in &self.runs {
-            let over = r.causes > r.faults.len();
+            let over = r.causes > r.faults.len() - r.unshown.len();
             if r.hidden.is_empty() && r.stray.is_empty() && r.errors.is_empty() && r.failed.is_none() && !over {
                 continue;
             }
@@ -172,18 +188,24 @@ fn root_of<'a>(results: &'a [CheckResult], r: &'a CheckResult) -> Option<&'a str
     root
 }
 
-/// Grades one mix's results: `graded` holds the ids the clean mock grades.
-fn judge(faults: &[Arc<Fault>], results: &[CheckResult], graded: &BTreeSet<&str>) -> MixRun {
+/// Grades one mix's results: `graded` holds the ids the clean mock grades, `shown` the faults whose
+/// answer mutations changed an answer.
+fn judge(faults: &[Arc<Fault>], results: &[CheckResult], graded: &BTreeSet<&str>, shown: &BTreeSet<String>) -> MixRun {
     let meant: BTreeMap<&str, Vec<String>> = faults.iter().map(|f| (f.id.as_str(), meant_kills(f, graded))).collect();
     let all_meant: BTreeSet<&String> = meant.values().flatten().collect();
     let direct: BTreeSet<&str> = results.iter().filter(|r| killed(r)).map(|r| r.id.as_str()).collect();
     let mut hidden = BTreeMap::new();
     let mut masked = BTreeMap::new();
+    let mut unshown = Vec::new();
     for f in faults {
         let mine = &meant[f.id.as_str()];
         let found = results.iter().any(|r| mine.contains(&r.id) && (killed(r) || by_root(r, mine, &direct)));
         if !found && let Some(by) = masked_by(faults, f, mine, results, &meant, &direct) {
             masked.insert(f.id.clone(), by);
+            continue;
+        }
+        if !found && f.answer_only() && !shown.contains(&f.id) {
+            unshown.push(f.id.clone());
             continue;
         }
         if !found {
@@ -220,6 +242,7 @@ fn judge(faults: &[Arc<Fault>], results: &[CheckResult], graded: &BTreeSet<&str>
         faults: faults.iter().map(|f| f.id.clone()).collect(),
         hidden,
         masked,
+        unshown,
         stray,
         errors,
         causes: told.len(),
@@ -238,12 +261,13 @@ pub async fn run(opts: &SelftestOptions, pool: &[Arc<Fault>], graded: &BTreeSet<
         tasks.spawn(async move {
             let _permit = sem.acquire().await;
             let graded: BTreeSet<&str> = graded.iter().map(String::as_str).collect();
-            let run = match run_graded(MockVariant::Full, mix.clone(), Vec::new(), Mode::Acts, &opts).await {
-                Ok(results) => judge(&mix, &results, &graded),
+            let run = match run_graded_shown(MockVariant::Full, mix.clone(), Vec::new(), Mode::Acts, &opts).await {
+                Ok((results, shown)) => judge(&mix, &results, &graded, &shown),
                 Err(e) => MixRun {
                     faults: mix.iter().map(|f| f.id.clone()).collect(),
                     hidden: BTreeMap::new(),
                     masked: BTreeMap::new(),
+                    unshown: Vec::new(),
                     stray: Vec::new(),
                     errors: Vec::new(),
                     causes: 0,

@@ -128,6 +128,17 @@ pub(crate) async fn run_graded(
     mode: Mode,
     opts: &SelftestOptions,
 ) -> Result<Vec<CheckResult>, String> {
+    run_graded_shown(variant, faults, freedoms, mode, opts).await.map(|(results, _)| results)
+}
+
+/// [`run_graded`], with the faults whose answer mutations changed an answer of the run.
+pub(crate) async fn run_graded_shown(
+    variant: MockVariant,
+    faults: Vec<Arc<Fault>>,
+    freedoms: Vec<Arc<Freedom>>,
+    mode: Mode,
+    opts: &SelftestOptions,
+) -> Result<(Vec<CheckResult>, BTreeSet<String>), String> {
     let base = MockConfig {
         push_timeout_ms: 2_000,
         push_retries: 0,
@@ -176,9 +187,10 @@ pub(crate) async fn run_graded(
         access.apply(&mut copts);
     }
     let out = check::run(&copts, &mut ()).await;
+    let shown = server.faults_shown();
     server.shutdown().await;
     match out {
-        Ok(report) => Ok(report.results.into_iter().map(|r| r.result).collect()),
+        Ok(report) => Ok((report.results.into_iter().map(|r| r.result).collect(), shown)),
         // A fault that breaks discovery is caught by the card checks; report it as such.
         Err(e) => {
             let builtin = loader::builtin().map_err(|e| e.to_string())?;
@@ -187,11 +199,14 @@ pub(crate) async fn run_graded(
                 .iter()
                 .find(|c| c.test.id == DISCOVERY)
                 .ok_or_else(|| format!("{DISCOVERY} is not among the built-in checks"))?;
-            Ok(vec![CheckResult::violated(
-                &declared.meta(),
-                false,
-                Failure { message: e.to_string(), ..Failure::default() },
-            )])
+            Ok((
+                vec![CheckResult::violated(
+                    &declared.meta(),
+                    false,
+                    Failure { message: e.to_string(), ..Failure::default() },
+                )],
+                shown,
+            ))
         }
     }
 }

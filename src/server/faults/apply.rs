@@ -305,7 +305,18 @@ fn read_legacy_enums(v: &mut Value) {
 /// Applies every response-side mutation to one JSON-RPC response envelope (an answer, or one
 /// stream event's payload) for `method`.
 pub fn mutate_response(faults: &ActiveFaults, method: Option<&str>, envelope: &mut Value) {
-    for m in faults.mutations() {
+    for f in &faults.0 {
+        let before = (f.answer_only() && !faults.was_shown(&f.id)).then(|| envelope.clone());
+        mutate_by(&f.mutations, method, envelope);
+        if before.is_some_and(|b| b != *envelope) {
+            faults.shown(&f.id);
+        }
+    }
+}
+
+/// [`mutate_response`] for one fault's mutations.
+fn mutate_by(mutations: &[Mutation], method: Option<&str>, envelope: &mut Value) {
+    for m in mutations {
         match m {
             Mutation::UnwrapResult { member, methods } if applies(methods, method) => {
                 if let Some(inner) = envelope.pointer(&format!("/result/{member}")).cloned() {
@@ -555,7 +566,7 @@ mod tests {
             json!({"id": "F", "section": "1", "description": "d", "mutations": mutations, "kills": ["X"]}),
         )
         .unwrap();
-        ActiveFaults(vec![Arc::new(f)])
+        ActiveFaults::new(vec![Arc::new(f)])
     }
 
     #[test]

@@ -610,6 +610,27 @@ impl FleetExclusions {
 }
 
 impl Fault {
+    /// Whether every mutation of the fault rewrites answers only (a member dropped, set, renamed,
+    /// an error code changed): what it changes shows in the answers, or nowhere (see
+    /// [`ActiveFaults::was_shown`]). A fault acting on requests, streams or the card may show in
+    /// ways no comparison of answers tells.
+    pub fn answer_only(&self) -> bool {
+        !self.mutations.is_empty()
+            && self.mutations.iter().all(|m| match m {
+                Mutation::UnwrapResult { .. } | Mutation::ErrorCode { .. } | Mutation::ErrorToResult { .. } => true,
+                Mutation::RenameKey { target, .. }
+                | Mutation::DropKey { target, .. }
+                | Mutation::Set { target, .. }
+                | Mutation::Copy { target, .. }
+                | Mutation::ReplaceString { target, .. }
+                | Mutation::AddEverywhere { target, .. }
+                | Mutation::RewriteString { target, .. } => {
+                    matches!(target, Target::Result | Target::Error | Target::Envelope)
+                }
+                _ => false,
+            })
+    }
+
     /// Whether an agent of a fleet (`mock --fleet`) may commit this fault. Each agent of a fleet
     /// must show its faults on its own, the same way on every run, to a checker that holds no
     /// credentials, no trusted key and no extended-card token: `check URL --behaviors acts` against
@@ -744,7 +765,19 @@ impl Fault {
     /// Whether a pointer of its value operations goes through a result member `other` lifts out
     /// of the result (`unwrap_result`, or a copy over the whole answer) or through a stream event
     /// kind `other` never sends (every event of it dropped): the pointer then reaches nothing.
+    /// A member set at the top of a result `other` unwraps lands beside the wrapper's member or
+    /// inside the object lifted out, whichever fault comes first: an answer of no one shape.
     fn reaches_through_lifted(&self, other: &Fault) -> bool {
+        let unwraps = other.mutations.iter().any(|m| matches!(m, Mutation::UnwrapResult { .. }));
+        let at_top = |p: &str| p.starts_with('/') && !p[1..].contains('/');
+        if unwraps
+            && self
+                .mutations
+                .iter()
+                .any(|m| matches!(m, Mutation::Set { pointer, target: Target::Result, .. } if at_top(pointer)))
+        {
+            return true;
+        }
         let lifted: Vec<String> = other
             .mutations
             .iter()
@@ -872,17 +905,37 @@ fn for_method(methods: &[String], method: &str) -> bool {
     methods.is_empty() || methods.iter().any(|m| m == method)
 }
 
-/// The faults a running mock commits.
+/// The faults a running mock commits, and the ids of those whose answer mutations changed an
+/// answer (shared by every scope of one mock): a fault that only rewrites answers and never
+/// changed one left nothing any client could see.
 #[derive(Debug, Clone, Default)]
-pub struct ActiveFaults(pub Vec<Arc<Fault>>);
+pub struct ActiveFaults(pub Vec<Arc<Fault>>, pub Shown);
+
+/// Fault ids, shared between the scopes of one mock and whoever started it.
+pub type Shown = Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>;
 
 impl ActiveFaults {
+    /// The faults of one mock, none shown yet.
+    pub fn new(faults: Vec<Arc<Fault>>) -> Self {
+        ActiveFaults(faults, Shown::default())
+    }
+
+    /// Records that `id` changed an answer.
+    pub fn shown(&self, id: &str) {
+        self.1.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_owned());
+    }
+
+    /// Whether `id` has changed an answer yet.
+    pub fn was_shown(&self, id: &str) -> bool {
+        self.1.lock().unwrap_or_else(|p| p.into_inner()).contains(id)
+    }
+
     /// The faults committed on `binding`'s operations (those without a `bindings` filter, and those
     /// naming it); with `None`, on what belongs to no binding (the card, push delivery): only the
     /// faults without a filter.
     pub fn scoped(&self, binding: Option<Binding>) -> ActiveFaults {
         let on = |f: &&Arc<Fault>| f.bindings.is_empty() || binding.is_some_and(|b| f.bindings.contains(&b));
-        ActiveFaults(self.0.iter().filter(on).cloned().collect())
+        ActiveFaults(self.0.iter().filter(on).cloned().collect(), self.1.clone())
     }
 
     /// How another caller's task is answered for `method`, when a fault says.
@@ -963,6 +1016,7 @@ mod tests {
         assert!(f("FAULT-VER-CURRENT-REJECTED").combines_with(&f("FAULT-CARD-NO-OUTPUT-MODES")));
         assert!(!f("FAULT-PUSH-LIST-BARE").combines_with(&f("FAULT-PUSH-LIST-PHANTOM")), "a member lifted to the root");
         assert!(!f("FAULT-PUSH-LIST-DROPS-ONE").combines_with(&f("FAULT-PUSH-LIST-BARE")), "a pointer through it");
+        assert!(!f("FAULT-SEND-MESSAGE-AND-TASK").combines_with(&f("FAULT-BARE-TASK")), "a member set beside it");
         assert!(
             !f("FAULT-ERR-SEND-DATA-OBJECT").combines_with(&f("FAULT-ERR-SEND-DATA-NO-TYPE")),
             "details replaced leave no @type to drop"
