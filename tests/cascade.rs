@@ -94,13 +94,17 @@ fn get_answers_500() -> Arc<Fault> {
 }
 
 async fn run_against(faults: Vec<Arc<Fault>>) -> Report {
+    run_suite(SUITE, faults).await
+}
+
+async fn run_suite(text: &str, faults: Vec<Arc<Fault>>) -> Report {
     // Tests run at once in one process: each run gets a folder of its own.
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("a2a-conform-cascade-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let suite = dir.join("cascade.json");
-    std::fs::write(&suite, SUITE).unwrap();
+    std::fs::write(&suite, text).unwrap();
     let server = MockServer::start(MockConfig { faults, ..MockConfig::default() }).await.unwrap();
     let opts = CheckOptions { suites: vec![suite], no_builtin: true, ..CheckOptions::new(server.url()) };
     let report = check::run(&opts, &mut ()).await.expect("the run happens");
@@ -173,4 +177,71 @@ async fn a_failed_dependency_decides_only_the_checks_that_did_not_pass() {
     assert_eq!(outcome(&broken, "DEP-PASS-001").0, Outcome::Pass, "a pass is not undone by a failed dependency");
     // The setup step graded by ANCHOR-SEND-001 alone, which passed: the failure stays DEP-GET-001's own.
     assert_eq!(outcome(&broken, "DEP-GET-001").0, Outcome::Fail);
+}
+
+/// `own_result` reads the task an answer holds whatever else its shape gets wrong: a member the
+/// answer holds and the step judges wrong is the check's own finding; a member missing from it is
+/// the prerequisite's story. A guarded poll whose condition never holds hands its last answer to
+/// the guard.
+const OWN: &str = r#"{
+  "acts_version": "1.0", "spec_version": "1.0",
+  "suites": [{"id": "own", "name": "Own", "tests": [
+    {"id": "ANCHOR-SHAPE-001", "name": "Exactly one of task and message", "level": "must", "section": "3.1.1",
+     "requirement": "A SendMessageResponse MUST contain exactly one of the following: task, message",
+     "steps": [{"id": "send", "operation": "send_message",
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
+                "expect": {"body": {"message": {"absent": true}}}}]},
+    {"id": "OWN-HELD-001", "name": "A member the answer holds", "level": "must", "section": "3.2.4",
+     "requirement": "No history.",
+     "steps": [{"id": "send", "operation": "send_message", "prerequisite": "ANCHOR-SHAPE-001", "own_result": true,
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
+                "only_if": {"match": {"task": {"exists": true}}, "reason": "the answer holds no task"},
+                "expect": {"body": {"task": {"history": {"absent": true}}}}}]},
+    {"id": "OWN-MISSING-001", "name": "A member the answer lacks", "level": "must", "section": "3.2.4",
+     "requirement": "A member.",
+     "steps": [{"id": "send", "operation": "send_message", "prerequisite": "ANCHOR-SHAPE-001", "own_result": true,
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
+                "only_if": {"match": {"task": {"exists": true}}, "reason": "the answer holds no task"},
+                "expect": {"body": {"task": {"kitNothing": {"exists": true}}}}}]},
+    {"id": "POLL-GUARDED-001", "name": "A guarded poll", "level": "must", "section": "3.1.3",
+     "requirement": "Input required.",
+     "steps": [{"id": "send", "operation": "send_message",
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
+                "capture": {"taskId": "task.id"}},
+               {"id": "get", "operation": "get_task", "params": {"id": "{{send.taskId}}"},
+                "repeat": {"until": "status.state == TASK_STATE_INPUT_REQUIRED", "max_attempts": 2, "delay_ms": 10},
+                "only_if": {"match": {"status": {"state": "TASK_STATE_INPUT_REQUIRED"}}, "reason": "the task never asked for input"}}]},
+    {"id": "POLL-BARE-001", "name": "An unguarded poll", "level": "must", "section": "3.1.3",
+     "requirement": "Input required.",
+     "steps": [{"id": "send", "operation": "send_message",
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
+                "capture": {"taskId": "task.id"}},
+               {"id": "get", "operation": "get_task", "params": {"id": "{{send.taskId}}"},
+                "repeat": {"until": "status.state == TASK_STATE_INPUT_REQUIRED", "max_attempts": 2, "delay_ms": 10}}]}
+  ]}]
+}"#;
+
+#[tokio::test]
+async fn own_result_owns_what_the_answer_holds_and_a_guarded_poll_skips() {
+    let mut c = FaultCatalogue::default();
+    c.add(
+        "test",
+        r#"{"id": "FAULT-TEST-BOTH", "section": "3.1.1", "description": "A message beside the task",
+            "kills": ["ANCHOR-SHAPE-001"],
+            "mutations": [{"op": "set", "pointer": "/message", "value": {"messageId": "m", "role": "ROLE_AGENT",
+                           "parts": [{"text": "x"}]}, "methods": ["SendMessage"]}]}"#,
+    )
+    .expect("the test fault parses");
+    let both = run_suite(OWN, vec![c.get("FAULT-TEST-BOTH").unwrap()]).await;
+    assert_eq!(outcome(&both, "ANCHOR-SHAPE-001").0, Outcome::Fail);
+    assert_eq!(outcome(&both, "OWN-HELD-001").0, Outcome::Fail, "the history it holds is the check's own");
+    assert_eq!(
+        outcome(&both, "OWN-MISSING-001"),
+        (Outcome::Skip, Some(SkipReason::DependsOnFailed), Some("ANCHOR-SHAPE-001".into())),
+        "a member missing from a faulted answer"
+    );
+    let guarded = both.checks().find(|c| c.id == "POLL-GUARDED-001").unwrap();
+    assert_eq!((guarded.outcome, guarded.skip_reason), (Outcome::Skip, Some(SkipReason::BehaviorNotAvailable)));
+    assert_eq!(guarded.skip_detail.as_deref(), Some("the task never asked for input"));
+    assert_eq!(outcome(&both, "POLL-BARE-001").0, Outcome::Fail, "an unguarded poll that never holds fails");
 }

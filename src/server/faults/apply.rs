@@ -584,6 +584,21 @@ mod tests {
     }
 
     #[test]
+    fn a_fault_is_shown_once_it_changed_an_answer() {
+        let f = active(json!([{"op": "drop_key", "pointer": "/task/artifacts", "methods": ["SendMessage"]}]));
+        assert!(f.0[0].answer_only());
+        let mut early = json!({"result": {"task": {"id": "t", "status": {"state": "TASK_STATE_SUBMITTED"}}}});
+        mutate_response(&f, Some("SendMessage"), &mut early);
+        assert!(!f.was_shown("F"), "no artifacts yet: nothing to drop, nothing shown");
+        let scoped = f.scoped(None);
+        let mut done = json!({"result": {"task": {"id": "t", "artifacts": [{"artifactId": "a"}]}}});
+        mutate_response(&scoped, Some("SendMessage"), &mut done);
+        assert!(f.was_shown("F"), "every scope of one mock shares what was shown");
+        let on_requests = active(json!([{"op": "request_set", "pointer": "/params/x", "value": 1}]));
+        assert!(!on_requests.0[0].answer_only(), "what a request change shows is not read from answers");
+    }
+
+    #[test]
     fn unwrap_and_error_mutations() {
         let f = active(
             json!([{"op": "unwrap_result", "member": "task"}, {"op": "error_code", "from": -32001, "to": -32603}]),
