@@ -48,9 +48,10 @@ pub(crate) async fn run_test(run: &mut CheckRun<'_>, test: &Test) -> Result<(), 
         run.unnamed_error = false;
         if let Err(e) = run_step(run, step, last).await {
             // A stream read whole (its events responses holding results, its framing sound) does
-            // not show the defect its framing owner judges, nor a stream read as SSE its label's,
-            // a listing narrowed to the kit's own task held it, a result the step's guard accepted
-            // (any result, with no guard) is what the step reads (when it says `own_result`), and an error whose shape alone is judged (no code asked) was an error
+            // not show the defect its framing owner judges, nor a stream read as SSE its label's;
+            // a listing narrowed to the kit's own task held it; a member of a result the step's
+            // guard accepted (any result, with no guard) is what the step reads (when it says
+            // `own_result`); and an error whose shape alone is judged (no code asked) was an error
             // whichever it was: what the step found wrong in any of them is this check's own.
             let own = matches!(e, StepFail::Violation(_));
             let error_shape = matches!(&e, StepFail::Violation(f) if shape_of_any_error(step, f));
