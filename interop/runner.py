@@ -34,7 +34,7 @@ OUTCOMES = ('fail', 'warn', 'error')
 RUNS = ('plain', 'mapped')
 TARGETS = {'plain': 0.90, 'mapped': 0.90}
 # Skips that say the check does not apply to this peer: left out of the graded share.
-NOT_APPLICABLE = {'capability_not_declared', 'profile_not_selected', 'filtered'}
+NOT_APPLICABLE = {'capability_not_declared', 'freedom_taken', 'profile_not_selected', 'filtered'}
 MOCK_TOKEN = 'interop-extended-card-token'
 
 LISTEN_LINE = re.compile(r'^listening on (https?://\S+)\s*$')

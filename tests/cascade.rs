@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use a2a_conform::commands::check::{self, CheckOptions};
 use a2a_conform::report::terminal::render;
-use a2a_conform::report::{Outcome, Report, SkipReason};
+use a2a_conform::report::graded::Graded;
+use a2a_conform::report::{Level, Outcome, Report, SkipReason};
 use a2a_conform::server::faults::{Fault, FaultCatalogue};
 use a2a_conform::server::{MockConfig, MockServer};
 
@@ -210,7 +211,14 @@ const OWN: &str = r#"{
                 "capture": {"taskId": "task.id"}},
                {"id": "get", "operation": "get_task", "params": {"id": "{{send.taskId}}"},
                 "repeat": {"until": "status.state == TASK_STATE_INPUT_REQUIRED", "max_attempts": 2, "delay_ms": 10},
-                "only_if": {"match": {"status": {"state": "TASK_STATE_INPUT_REQUIRED"}}, "reason": "the task never asked for input"}}]},
+                "only_if": {"match": {"status": {"state": "TASK_STATE_INPUT_REQUIRED"}}, "reason": "the task never asked for input",
+                            "behavior": true}}]},
+    {"id": "GUARD-FREEDOM-001", "name": "A guard on what the agent may choose", "level": "must", "section": "3.1.1",
+     "requirement": "Rejected.",
+     "steps": [{"id": "send", "operation": "send_message",
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "{{prompt}}"}]}},
+                "only_if": {"match": {"task": {"status": {"state": "TASK_STATE_REJECTED"}}},
+                            "reason": "the agent did not reject {{prompt}}"}}]},
     {"id": "POLL-BARE-001", "name": "An unguarded poll", "level": "must", "section": "3.1.3",
      "requirement": "Input required.",
      "steps": [{"id": "send", "operation": "send_message",
@@ -244,4 +252,16 @@ async fn own_result_owns_what_the_answer_holds_and_a_guarded_poll_skips() {
     assert_eq!((guarded.outcome, guarded.skip_reason), (Outcome::Skip, Some(SkipReason::BehaviorNotAvailable)));
     assert_eq!(guarded.skip_detail.as_deref(), Some("the task never asked for input"));
     assert_eq!(outcome(&both, "POLL-BARE-001").0, Outcome::Fail, "an unguarded poll that never holds fails");
+    // A guard on what the agent may choose says the check does not apply; no map would change that.
+    let freedom = both.checks().find(|c| c.id == "GUARD-FREEDOM-001").unwrap();
+    assert_eq!((freedom.outcome, freedom.skip_reason), (Outcome::Skip, Some(SkipReason::FreedomTaken)));
+    assert_eq!(freedom.skip_detail.as_deref(), Some("the agent did not reject hello"));
+    let graded = Graded::of(&both.checks().cloned().collect::<Vec<_>>());
+    let counted = graded.must.applicable;
+    assert!(
+        both.checks().filter(|c| c.scored && c.level == Level::Must && c.skip_reason != Some(SkipReason::FreedomTaken)).count()
+            as u64
+            == counted,
+        "a check a freedom left nothing to judge is not applicable: {graded:?}"
+    );
 }

@@ -242,24 +242,24 @@ fn every_verdict_validates() {
 fn summary_arithmetic() {
     let r = report();
     let s = &r.summary;
-    assert_eq!(s.total, 13);
-    assert_eq!((s.passed, s.failed, s.warned, s.skipped, s.errors, s.info), (1, 2, 1, 7, 1, 1));
+    assert_eq!(s.total, 14);
+    assert_eq!((s.passed, s.failed, s.warned, s.skipped, s.errors, s.info), (1, 2, 1, 8, 1, 1));
     assert_eq!(s.total, s.passed + s.failed + s.warned + s.skipped + s.errors + s.info);
     assert_eq!(s.not_scored, 1);
     assert_eq!(s.duration_ms, 1234);
     assert_eq!(r.run.duration_ms, 1234);
     let l = &s.by_level;
     assert_eq!(l.must.total + l.should.total + l.may.total, s.total);
-    assert_eq!((l.must.total, l.must.passed, l.must.failed, l.must.skipped, l.must.errors), (10, 1, 1, 7, 1));
+    assert_eq!((l.must.total, l.must.passed, l.must.failed, l.must.skipped, l.must.errors), (11, 1, 1, 8, 1));
     assert_eq!((l.should.total, l.should.warned, l.should.failed), (2, 1, 1));
     assert_eq!((l.may.total, l.may.info), (1, 1));
     assert_eq!(s.by_profile.len(), 3);
     assert_eq!(s.by_profile["core"].total, 4);
-    assert_eq!(s.by_profile["streaming"].total, 8);
+    assert_eq!(s.by_profile["streaming"].total, 9);
     assert_eq!(s.by_profile["resume"].failed, 1);
     assert_eq!(s.by_profile.values().map(|c| c.total).sum::<u64>(), s.total);
     let o = &s.by_outcome;
-    assert_eq!((o.pass, o.fail, o.warn, o.skip, o.error, o.info), (1, 2, 1, 7, 1, 1));
+    assert_eq!((o.pass, o.fail, o.warn, o.skip, o.error, o.info), (1, 2, 1, 8, 1, 1));
     // The unscored failure does not count; the scored one does.
     assert_eq!(r.verdict.status, Verdict::NonConformant);
     assert_eq!(r.verdict.exit_code, 1);
@@ -364,7 +364,7 @@ fn junit_has_a_suite_per_profile_and_a_case_per_check() {
     let xml = to_junit(&report());
     assert!(xml.starts_with("<?xml"));
     assert_eq!(xml.matches("<testsuite ").count(), 3);
-    assert_eq!(xml.matches("<testcase ").count(), 13);
+    assert_eq!(xml.matches("<testcase ").count(), 14);
     assert!(xml.contains(r#"name="CORE-GET-001: title of CORE-GET-001""#));
     assert!(xml.contains(r#"classname="core-suite""#));
     assert!(xml.contains("warning: content-type should be application/json"));
@@ -373,14 +373,14 @@ fn junit_has_a_suite_per_profile_and_a_case_per_check() {
 
     // quick-junit reads its own output back: the document is well-formed and means what we wrote.
     let parsed = quick_junit::Report::deserialize_from_str(&xml).expect("well-formed JUnit");
-    assert_eq!(parsed.tests, 13);
+    assert_eq!(parsed.tests, 14);
     assert_eq!(parsed.failures, 2);
     assert_eq!(parsed.errors, 1);
     assert_eq!(parsed.time, Some(Duration::from_millis(1234)));
     let names: Vec<&str> = parsed.test_suites.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["core", "streaming", "resume"]);
     let streaming = &parsed.test_suites[1];
-    assert_eq!((streaming.tests, streaming.errors, streaming.skipped), (8, 1, 7));
+    assert_eq!((streaming.tests, streaming.errors, streaming.skipped), (9, 1, 8));
     let get = parsed.test_suites[0].test_cases.iter().find(|c| c.name.as_str().starts_with("CORE-GET-001")).unwrap();
     assert_eq!(get.time, Some(Duration::from_millis(250)));
     let properties: Vec<(&str, &str)> = get.properties.iter().map(|p| (p.name.as_str(), p.value.as_str())).collect();
@@ -468,7 +468,7 @@ fn terminal_rendering_without_color() {
     let warn = text.find("WARN  CORE-CT-002").unwrap();
     assert!(fail < error && error < warn);
     // Skips by reason, each counted once.
-    assert!(text.contains("Skipped (7)"));
+    assert!(text.contains("Skipped (8)"));
     for reason in SkipReason::ALL {
         assert!(text.lines().any(|l| l.trim_start().starts_with(reason.as_str()) && l.ends_with(" 1")), "{text}");
     }
@@ -516,9 +516,9 @@ fn acts_subset_has_the_section_13_shape() {
     assert_eq!(
         acts["summary"],
         json!({
-            "total": 13, "passed": 3, "failed": 2, "skipped": 7, "errors": 1, "duration_ms": 1234,
+            "total": 14, "passed": 3, "failed": 2, "skipped": 8, "errors": 1, "duration_ms": 1234,
             "by_level": {
-                "must": {"total": 10, "passed": 1, "failed": 1, "skipped": 7, "errors": 1},
+                "must": {"total": 11, "passed": 1, "failed": 1, "skipped": 8, "errors": 1},
                 "should": {"total": 2, "passed": 1, "failed": 1, "skipped": 0, "errors": 0},
                 "may": {"total": 1, "passed": 1, "failed": 0, "skipped": 0, "errors": 0}
             }

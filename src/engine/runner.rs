@@ -169,7 +169,8 @@ async fn run_step(run: &mut CheckRun<'_>, step: &Step, last: bool) -> Result<(),
                 ));
             }
             let reason = run.render_str(&step.id, &guard.reason)?;
-            return Err(StepFail::Skip(SkipReason::BehaviorNotAvailable, reason));
+            let kind = if guard.behavior { SkipReason::BehaviorNotAvailable } else { SkipReason::FreedomTaken };
+            return Err(StepFail::Skip(kind, reason));
         }
         let root = match evaluate(run, step, &answer) {
             // A first event late under load looks like a held-back stream: an agent that holds

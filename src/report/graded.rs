@@ -99,8 +99,8 @@ impl Graded {
     }
 
     /// The figures of `results`. Unscored checks never change the verdict and are not counted; a
-    /// check whose capability the card does not declare, whose profile was not selected or that
-    /// was filtered out does not apply.
+    /// check whose capability the card does not declare, that a freedom the agent took leaves
+    /// nothing to judge, whose profile was not selected or that was filtered out does not apply.
     pub fn of(results: &[CheckResult]) -> Graded {
         let mut g = Graded::default();
         for r in results.iter().filter(|r| r.scored) {
@@ -191,6 +191,7 @@ mod tests {
         }
         // Not applicable, and not scored: neither counts.
         v.push(skip("N", SkipReason::CapabilityNotDeclared));
+        v.push(skip("T", SkipReason::FreedomTaken));
         v.push(skip("F", SkipReason::Filtered));
         v.push(CheckResult { scored: false, ..CheckResult::new(&CheckMeta::sample("U"), Outcome::Error) });
         v

@@ -50,6 +50,10 @@ pub enum SkipReason {
     /// declared, the map does not name it, or the agent's own answers rule it out (a task that
     /// never stays running cannot be canceled while running).
     BehaviorNotAvailable,
+    /// The agent took a freedom the spec gives it (answered with a Message, not a Task; left out
+    /// an optional member), which leaves the check nothing to judge: like an undeclared
+    /// capability, the check does not apply, and no map or credential would change that.
+    FreedomTaken,
     /// A behaviour the user's map promised did not happen when the kit tried it.
     PreconditionFailed,
     /// An earlier check that this one builds on failed, so this one cannot be decided; the
@@ -65,9 +69,10 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// Every reason, in report order.
-    pub const ALL: [SkipReason; 7] = [
+    pub const ALL: [SkipReason; 8] = [
         SkipReason::CapabilityNotDeclared,
         SkipReason::BehaviorNotAvailable,
+        SkipReason::FreedomTaken,
         SkipReason::PreconditionFailed,
         SkipReason::DependsOnFailed,
         SkipReason::CredentialsNotSupplied,
@@ -80,6 +85,7 @@ impl SkipReason {
         match self {
             SkipReason::CapabilityNotDeclared => "capability_not_declared",
             SkipReason::BehaviorNotAvailable => "behavior_not_available",
+            SkipReason::FreedomTaken => "freedom_taken",
             SkipReason::PreconditionFailed => "precondition_failed",
             SkipReason::DependsOnFailed => "depends_on_failed",
             SkipReason::CredentialsNotSupplied => "credentials_not_supplied",

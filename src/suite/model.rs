@@ -564,4 +564,10 @@ pub struct OnlyIf {
     pub any: Option<CollectionMatch>,
     /// Why the check cannot be decided otherwise (templated).
     pub reason: String,
+    /// The guard waits on a behaviour the step asked for (a long-running prompt, an interrupted
+    /// task's follow-up), which a behaviour map may supply: the skip is `behavior_not_available`.
+    /// Otherwise what it waits on is the agent's freedom (a Task rather than a Message, an
+    /// optional member) and the skip is `freedom_taken`.
+    #[serde(default)]
+    pub behavior: bool,
 }
