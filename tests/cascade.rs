@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use a2a_conform::commands::check::{self, CheckOptions};
-use a2a_conform::report::terminal::render;
 use a2a_conform::report::graded::Graded;
+use a2a_conform::report::terminal::render;
 use a2a_conform::report::{Level, Outcome, Report, SkipReason};
 use a2a_conform::server::faults::{Fault, FaultCatalogue};
 use a2a_conform::server::{MockConfig, MockServer};
@@ -259,8 +259,9 @@ async fn own_result_owns_what_the_answer_holds_and_a_guarded_poll_skips() {
     let graded = Graded::of(&both.checks().cloned().collect::<Vec<_>>());
     let counted = graded.must.applicable;
     assert!(
-        both.checks().filter(|c| c.scored && c.level == Level::Must && c.skip_reason != Some(SkipReason::FreedomTaken)).count()
-            as u64
+        both.checks()
+            .filter(|c| c.scored && c.level == Level::Must && c.skip_reason != Some(SkipReason::FreedomTaken))
+            .count() as u64
             == counted,
         "a check a freedom left nothing to judge is not applicable: {graded:?}"
     );

@@ -306,7 +306,7 @@ fn markdown_fits_a_pull_request_comment() {
         )),
         "{md}"
     );
-    assert!(md.contains("**Findings**: 9 in 7 root cause(s)"), "{md}");
+    assert!(md.contains("**Findings**: 9 findings in 7 root causes ("), "{md}");
     assert!(md.contains("3 check(s) depend on it (`CORE-GET-001`, `CORE-LIST-001`, `CORE-CANCEL-001`)"), "{md}");
     assert!(md.contains("2 more ended the same way"));
     assert!(!md.contains("<script>") && !md.contains(" | `x` <b>"), "hostile text is neutralised: {md}");
@@ -354,9 +354,9 @@ fn markdown_fits_a_pull_request_comment() {
     let same = big(300, false);
     assert_eq!(same.causes.len(), 7);
     assert_eq!(same.causes[0].findings.len(), 301);
-    assert!(to_markdown(&same).contains("**Findings**: 309 in 7 root cause(s)"));
-    assert!(to_html(&same).contains("<small>309 finding(s), 7 root cause(s)</small>"));
-    assert!(render(&same, false).contains("Findings: 309 in 7 root cause(s)"));
+    assert!(to_markdown(&same).contains("**Findings**: 309 findings in 7 root causes ("));
+    assert!(to_html(&same).contains("<small>309 findings in 7 root causes ("));
+    assert!(render(&same, false).contains("Findings: 309 findings in 7 root causes ("));
     assert!(render(&same, false).contains("300 more check(s) ended the same way: GEN-000, GEN-001,"));
 }
 
@@ -582,4 +582,36 @@ fn a_hint_at_the_end_of_a_note_or_a_reason_is_never_cut() {
     assert_eq!(flat(&text).matches(&why).count(), 2, "{text}");
     assert!(to_markdown(&report).contains(&why));
     assert!(to_html(&report).contains(&esc(&why)));
+}
+
+#[test]
+fn every_rendering_states_the_same_counts() {
+    let report = sample::report();
+    let c = report.summary.causes;
+    // The counts are the causes' own, counted once when the report was built.
+    assert_eq!(c.causes as usize, report.causes.len());
+    assert_eq!(c.findings as usize, report.causes.iter().map(|x| x.findings.len()).sum::<usize>());
+    assert_eq!(c.waiting as usize, report.causes.iter().map(|x| x.waiting.len()).sum::<usize>());
+    assert_eq!(c.by_level.must + c.by_level.should + c.by_level.may + c.by_level.info, c.causes);
+    assert!(c.causes > c.failing && c.failing > 0, "the sample has causes beside the failing ones: {c:?}");
+    let line = c.statement();
+    assert!(line.contains(&format!("{} root causes", c.causes)), "{line}");
+    // The verdict says of how many of those causes it rests on, in every rendering that gives it.
+    let reason = format!("from {} of the {} root causes", c.failing, c.causes);
+    assert!(report.verdict.reasons[0].contains(&reason), "{:?}", report.verdict.reasons);
+    let sarif = to_sarif(&report);
+    let props = &sarif["runs"][0]["properties"];
+    assert_eq!(props["findingsLine"], line.as_str());
+    assert_eq!(props["causes"]["findings"], c.findings);
+    let renderings =
+        [("terminal", render(&report, false)), ("markdown", to_markdown(&report)), ("html", to_html(&report))];
+    for (name, text) in &renderings {
+        let text = flat(text);
+        assert!(text.contains(&flat(&line)), "{name} states the counts: {line}\n{text}");
+        assert!(text.contains(&reason), "{name} gives the verdict's reason");
+        // No other count of the causes.
+        assert!(!text.contains("root cause(s)"), "{name} counts again");
+    }
+    let round: Report = serde_json::from_str(&to_json_string(&report)).unwrap();
+    assert_eq!(round.summary.causes, c, "report.json carries them");
 }

@@ -314,6 +314,86 @@ fn cause_id(root: &str, print: &Fingerprint) -> String {
     format!("C-{}", hex::encode(&Sha256::digest(key.as_bytes())[..6]))
 }
 
+/// The figures every rendering states about the causes (`report.json` `summary.causes`): counted
+/// once, when the report is built, so that no view counts again and none says another number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CauseCounts {
+    /// Every root cause.
+    pub causes: u64,
+    /// The causes by their level, the highest among their findings.
+    pub by_level: CauseLevels,
+    /// The causes a scored check that failed belongs to: what a non-conformant verdict rests on.
+    pub failing: u64,
+    /// Every finding (a check that failed, warned or ended in error, an info with a failure), each
+    /// in exactly one cause.
+    pub findings: u64,
+    /// The checks the findings leave undecided (`depends_on_failed`).
+    pub waiting: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CauseLevels {
+    pub must: u64,
+    pub should: u64,
+    pub may: u64,
+    pub info: u64,
+}
+
+impl CauseCounts {
+    pub fn of(causes: &[Cause], results: &[CheckResult]) -> CauseCounts {
+        let mut by_level = CauseLevels::default();
+        for c in causes {
+            *match c.level {
+                Level::Must => &mut by_level.must,
+                Level::Should => &mut by_level.should,
+                Level::May => &mut by_level.may,
+                Level::Info => &mut by_level.info,
+            } += 1;
+        }
+        CauseCounts {
+            causes: causes.len() as u64,
+            by_level,
+            failing: failing(causes, results, Outcome::Fail).len() as u64,
+            findings: causes.iter().map(|c| c.findings.len() as u64).sum(),
+            waiting: causes.iter().map(|c| c.waiting.len() as u64).sum(),
+        }
+    }
+
+    /// What every rendering says of the findings: `82 findings in 38 root causes (23 MUST, 10
+    /// SHOULD, 5 info); 40 checks wait on them`. Empty when nothing was found.
+    pub fn statement(&self) -> String {
+        if self.causes == 0 {
+            return String::new();
+        }
+        let levels: Vec<String> = [
+            (self.by_level.must, "MUST"),
+            (self.by_level.should, "SHOULD"),
+            (self.by_level.may, "MAY"),
+            (self.by_level.info, "info"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, l)| format!("{n} {l}"))
+        .collect();
+        let mut s = format!(
+            "{} in {} ({})",
+            plural(self.findings, "finding", "findings"),
+            plural(self.causes, "root cause", "root causes"),
+            levels.join(", ")
+        );
+        match self.waiting {
+            0 => {}
+            1 => s.push_str("; 1 check waits on them"),
+            n => s.push_str(&format!("; {n} checks wait on them")),
+        }
+        s
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The causes some scored failure belongs to, in their order.
 pub fn failing<'a>(causes: &'a [Cause], results: &[CheckResult], outcome: Outcome) -> Vec<&'a Cause> {
     let hit: Vec<&str> = results.iter().filter(|r| r.scored && r.outcome == outcome).map(|r| r.id.as_str()).collect();

@@ -237,11 +237,10 @@ fn diagnosis(out: &mut String, r: &Report) {
 
 fn findings(out: &mut String, r: &Report) {
     diagnosis(out, r);
-    let findings: usize = r.causes.iter().map(|c| c.findings.len()).sum();
     let _ = write!(
         out,
-        "<section id=\"findings\">\n<h2>Findings <small>{findings} finding(s), {} root cause(s)</small></h2>\n",
-        r.causes.len()
+        "<section id=\"findings\">\n<h2>Findings <small>{}</small></h2>\n",
+        esc(&r.summary.causes.statement())
     );
     if r.causes.is_empty() {
         out.push_str("<p class=\"none\">No check failed, warned or ended in error.</p>\n");

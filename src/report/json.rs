@@ -140,6 +140,9 @@ pub struct Summary {
     pub by_level: ByLevel,
     pub by_profile: BTreeMap<String, Counts>,
     pub by_outcome: ByOutcome,
+    /// The root causes, the findings and the checks waiting on them, as every rendering states them.
+    #[serde(default)]
+    pub causes: causes::CauseCounts,
 }
 
 /// The run verdict with its exit status.
@@ -215,6 +218,7 @@ impl Report {
     pub fn derive(&mut self) {
         let results: Vec<CheckResult> = self.checks().cloned().collect();
         self.causes = causes::of(&results);
+        self.summary.causes = causes::CauseCounts::of(&self.causes, &results);
         self.verdict.graded = Graded::of(&results);
     }
 
@@ -235,9 +239,10 @@ impl Report {
     }
 }
 
-pub fn summarize(results: &[CheckResult], duration_ms: u64) -> Summary {
+/// The counts of `results`, and of `causes`, the root causes found in them.
+pub fn summarize(results: &[CheckResult], causes: &[Cause], duration_ms: u64) -> Summary {
     let mut all = Counts::default();
-    let mut summary = Summary { duration_ms, ..Summary::default() };
+    let mut summary = Summary { duration_ms, causes: causes::CauseCounts::of(causes, results), ..Summary::default() };
     for r in results {
         all.add(r.outcome);
         summary.by_level.get_mut(r.level).add(r.outcome);
@@ -275,6 +280,7 @@ pub fn now_rfc3339() -> String {
 /// Builds the report of a run from its results; the verdict comes from [`Verdict::decide`].
 pub fn build_report(info: &RunInfo, results: &[CheckResult], duration_ms: u64) -> Report {
     let (status, reasons) = Verdict::decide(results);
+    let found = causes::of(results);
     Report {
         schema_version: SCHEMA_VERSION.into(),
         acts_version: ACTS_VERSION.into(),
@@ -293,9 +299,9 @@ pub fn build_report(info: &RunInfo, results: &[CheckResult], duration_ms: u64) -
             seed: info.seed,
         },
         target: info.target.clone(),
-        summary: summarize(results, duration_ms),
+        summary: summarize(results, &found, duration_ms),
         verdict: VerdictInfo { status, exit_code: status.exit_code(), reasons, graded: Graded::of(results) },
-        causes: causes::of(results),
+        causes: found,
         results: results.iter().map(|r| ReportResult { result: r.clone(), baseline_status: None }).collect(),
         baseline: None,
     }
@@ -433,7 +439,7 @@ mod tests {
             result("b", "core", Level::Should, Outcome::Warn),
             result("c", "streaming", Level::May, Outcome::Info),
         ];
-        let s = summarize(&rs, 9);
+        let s = summarize(&rs, &[], 9);
         assert_eq!((s.total, s.passed, s.warned, s.info), (3, 1, 1, 1));
         assert_eq!(s.by_level.must.passed, 1);
         assert_eq!(s.by_profile["core"].total, 2);

@@ -88,8 +88,7 @@ pub fn to_markdown(report: &Report) -> String {
     // The causes as `report.json` orders them: each its headline, then its root's finding.
     let causes = &report.causes;
     if !causes.is_empty() {
-        let findings: usize = causes.iter().map(|c| c.findings.len()).sum();
-        let _ = writeln!(out, "**Findings**: {findings} in {} root cause(s)\n", causes.len());
+        let _ = writeln!(out, "**Findings**: {}\n", report.summary.causes.statement());
         for c in causes.iter().take(MAX_FINDINGS) {
             let _ = writeln!(out, "- **{}** {}", c.level.as_str().to_uppercase(), cell(&c.headline));
             let Some(root) = report.result(&c.root) else {

@@ -450,11 +450,16 @@ impl Verdict {
         let graded =
             scored.iter().filter(|r| matches!(r.outcome, Outcome::Pass | Outcome::Fail | Outcome::Warn)).count();
         // The reason names the root causes, not every check: one broken call is one story.
+        // Of how many of the causes every rendering counts (`summary.causes`), so that the two
+        // numbers read together.
         let roots = |outcome: Outcome| {
             let causes = super::causes::of(results);
             let roots: Vec<&str> =
                 super::causes::failing(&causes, results, outcome).iter().map(|c| c.root.as_str()).collect();
-            format!("from {} root cause(s): {}", roots.len(), list_ids(&roots))
+            match causes.len() {
+                n if n == roots.len() => format!("from {} root cause(s): {}", roots.len(), list_ids(&roots)),
+                n => format!("from {} of the {n} root causes: {}", roots.len(), list_ids(&roots)),
+            }
         };
         if !failed.is_empty() {
             return (

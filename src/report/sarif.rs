@@ -86,6 +86,9 @@ pub fn to_sarif(report: &Report) -> Value {
             "specVersion": report.spec_version,
             "specCommit": report.spec.commit,
             "reportSchemaVersion": report.schema_version,
+            // The counts report.json carries, and the sentence every rendering states them in.
+            "causes": report.summary.causes,
+            "findingsLine": report.summary.causes.statement(),
         },
     });
     // A target that is not a URL (a run that never reached one) gets no base to resolve against.

@@ -127,8 +127,7 @@ pub fn render(report: &Report, color: bool) -> String {
     // Findings: one story per root cause, in the order `report.json` carries them (MUST first, then
     // the cause that decides the most checks).
     if !report.causes.is_empty() {
-        let findings: usize = report.causes.iter().map(|c| c.findings.len()).sum();
-        let title = format!("Findings: {findings} in {} root cause(s)", report.causes.len());
+        let title = format!("Findings: {}", report.summary.causes.statement());
         let _ = writeln!(out, "{}", p.paint(BOLD, &title));
         for c in &report.causes {
             cause(&mut out, report, c, &p);

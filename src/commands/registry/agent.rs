@@ -175,7 +175,7 @@ fn add_result(report: &mut Report, r: crate::report::CheckResult) {
     report.results.push(ReportResult { result: r, baseline_status: None });
     report.derive();
     let results: Vec<_> = report.checks().cloned().collect();
-    report.summary = crate::report::json::summarize(&results, report.summary.duration_ms);
+    report.summary = crate::report::json::summarize(&results, &report.causes, report.summary.duration_ms);
 }
 
 /// The page an index links an agent to: its HTML report when written, else its JSON one.
