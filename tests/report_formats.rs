@@ -285,7 +285,8 @@ fn the_html_page_is_self_contained_and_tells_every_story() {
     assert!(send.contains("authorization: [REDACTED]"));
     assert!(send.contains("3 check(s) depend on it and were not decided"), "{send}");
     // The three identical errors: one cause, its root in full, the other two folded under it.
-    let errors = between(&html, "Could not be decided: the agent stopped answering", "</section>");
+    let told = &html[html.find("<section id=\"findings\">").unwrap()..];
+    let errors = between(told, "Could not be decided: the agent stopped answering", "</section>");
     assert!(errors.contains("2 more check(s) ended the same way"), "{errors}");
     assert!(errors.contains("<details class=\"members\"><summary>The 2 other finding(s) of this cause</summary>"));
     assert_eq!(errors.matches("<article class=\"finding o-error\"").count(), 3);
@@ -614,4 +615,39 @@ fn every_rendering_states_the_same_counts() {
     }
     let round: Report = serde_json::from_str(&to_json_string(&report)).unwrap();
     assert_eq!(round.summary.causes, c, "report.json carries them");
+}
+
+#[test]
+fn every_rendering_opens_with_what_to_fix_first() {
+    let report = sample::report();
+    let (items, _) = a2a_conform::report::fix_first::of(&report);
+    let musts: Vec<&str> =
+        report.causes.iter().filter(|c| c.level == Level::Must).map(|c| c.headline.as_str()).collect();
+    assert!(!musts.is_empty() && items.len() >= musts.len(), "the sample has MUST causes");
+    // MUST before SHOULD, in the report's order, never an info or MAY cause.
+    let listed: Vec<&str> = items.iter().map(|i| i.cause.headline.as_str()).collect();
+    assert_eq!(&listed[..musts.len()], &musts[..]);
+    assert!(items.iter().all(|i| matches!(i.cause.level, Level::Must | Level::Should)));
+    let sentence = items[0].sentence.as_ref().expect("the root check quotes its sentence");
+    assert!(sentence.text.contains("MUST") || sentence.text.contains("REQUIRED"), "{}", sentence.text);
+    let renderings = [
+        ("terminal", render(&report, false), "Findings:"),
+        ("markdown", to_markdown(&report), "**Findings**"),
+        ("html", to_html(&report), "<section id=\"findings\">"),
+    ];
+    for (name, text, findings) in &renderings {
+        let text = flat(text);
+        let at = text.find("Fix first").unwrap_or_else(|| panic!("{name} has no Fix first"));
+        assert!(at < text.find(flat(findings).as_str()).unwrap(), "{name}: Fix first comes before the findings");
+        // Each headline's words up to its first colon: the rest is the agent's text, escaped apart.
+        let heads: Vec<String> =
+            items.iter().map(|i| flat(i.cause.headline.split(':').next().unwrap_or_default())).collect();
+        sample::assert_in_order(&text[at..], &heads, name);
+        assert!(text.contains(&flat(&escaped(name, &sentence.text))), "{name} gives the deciding sentence");
+    }
+}
+
+/// `s` as rendering `name` writes text: escaped in HTML.
+fn escaped(name: &str, s: &str) -> String {
+    if name == "html" { esc(s) } else { s.to_owned() }
 }

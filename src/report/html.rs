@@ -10,6 +10,7 @@
 use std::fmt::Write as _;
 
 use super::causes::{self, Cause};
+use super::fix_first;
 use super::json::{Counts, Report, ReportResult};
 use super::model::{CheckResult, EntryStatus, Evidence, Outcome, Verdict};
 use super::textdiff::{self, Side};
@@ -34,6 +35,7 @@ pub fn to_html(report: &Report) -> String {
         esc(&report.target.url)
     );
     header(&mut out, report);
+    fix_first(&mut out, report);
     profiles(&mut out, report);
     if let Some(b) = &report.baseline {
         baseline(&mut out, b);
@@ -247,6 +249,36 @@ fn findings(out: &mut String, r: &Report) {
     }
     for c in &r.causes {
         cause(out, r, c);
+    }
+    out.push_str("</section>\n");
+}
+
+/// What to fix first, under the verdict: each cause a line linking to its story, with the
+/// sentence that decides it.
+fn fix_first(out: &mut String, r: &Report) {
+    let (items, more) = fix_first::of(r);
+    if items.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"fix-first\">\n<h2>Fix first</h2>\n<ol class=\"fix\">\n");
+    for item in &items {
+        let c = item.cause;
+        let _ = write!(
+            out,
+            "<li><span class=\"lvl l-{}\">{}</span> <a href=\"#{}\">{}</a>",
+            c.level.as_str(),
+            c.level.as_str().to_uppercase(),
+            anchor("cause", &c.id),
+            esc(&c.headline)
+        );
+        if let Some(q) = &item.sentence {
+            let _ = write!(out, "<blockquote>{} <cite>{}</cite></blockquote>", esc(&q.text), esc(&q.place()));
+        }
+        out.push_str("</li>\n");
+    }
+    out.push_str("</ol>\n");
+    if more > 0 {
+        let _ = writeln!(out, "<p class=\"none\">… and {more} more under <a href=\"#findings\">Findings</a>.</p>");
     }
     out.push_str("</section>\n");
 }
@@ -538,6 +570,7 @@ a{color:var(--info)}.target{color:var(--muted);margin:.2rem 0;word-break:break-a
 .verdict{display:inline-block;font-size:1.2rem;padding:.3rem .8rem;border-radius:6px;color:#fff;margin:.5rem 0}
 .verdict span{font-size:.85rem;opacity:.85}.v-conformant{background:var(--pass)}.v-non_conformant{background:var(--fail)}.v-inconclusive{background:var(--error)}.v-usage_error{background:var(--skip)}
 .reasons{margin:.2rem 0 .8rem;padding-left:1.2rem}.graded{margin:.2rem 0;font-weight:500}
+.fix{padding-left:1.6rem;margin:.3rem 0}.fix li{margin:.35rem 0}.fix .lvl{font-size:.75rem;font-weight:600;border-radius:4px;padding:0 .35rem;color:#fff;background:var(--muted)}.fix .l-must{background:var(--fail)}.fix .l-should{background:var(--warn)}.fix blockquote{margin:.15rem 0 0;font-size:.85rem;color:var(--muted)}
 .cause{margin:1.2rem 0}.headline{font-size:1.05rem;margin:.4rem 0}.headline .lvl{color:var(--muted);font-size:.85rem}.members summary{cursor:pointer;color:var(--muted)}
 .run{display:flex;flex-wrap:wrap;gap:.3rem 1.5rem;margin:.5rem 0}.run div{display:flex;gap:.4rem}.run dt{color:var(--muted)}.run dd{margin:0}
 .totals{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;padding:0}.totals li{border:1px solid var(--line);border-radius:6px;padding:.2rem .7rem}

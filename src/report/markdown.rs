@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use super::causes;
+use super::fix_first;
 use super::json::Report;
 use super::model::{CheckResult, EntryStatus, Verdict};
 use super::quotes;
@@ -55,6 +56,22 @@ pub fn to_markdown(report: &Report) -> String {
         let _ = writeln!(out, "- {}", cell(reason));
     }
     if !v.reasons.is_empty() {
+        out.push('\n');
+    }
+    // What to fix first, before the tables: each cause in a line, with the sentence that decides it.
+    let (items, more) = fix_first::of(report);
+    if !items.is_empty() {
+        out.push_str("**Fix first**\n\n");
+        for (i, item) in items.iter().enumerate() {
+            let c = item.cause;
+            let _ = writeln!(out, "{}. **{}** {}", i + 1, c.level.as_str().to_uppercase(), cell(&c.headline));
+            if let Some(q) = &item.sentence {
+                let _ = writeln!(out, "   > {}", cell(&quotes::quoted(q)));
+            }
+        }
+        if more > 0 {
+            let _ = writeln!(out, "\n… and {more} more under the findings below.");
+        }
         out.push('\n');
     }
 

@@ -13,6 +13,7 @@ pub mod errors;
 pub mod events;
 pub mod files;
 pub mod fingerprint;
+pub mod fix_first;
 pub mod graded;
 pub mod headline;
 pub mod html;

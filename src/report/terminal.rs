@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use super::causes::{self, Cause};
 use super::events::{RunEvent, Sink};
+use super::fix_first;
 use super::json::{Collector, Counts, Report};
 use super::model::{CheckResult, EntryStatus, Level, Outcome, Quote, SkipReason, Verdict};
 use super::quotes;
@@ -71,6 +72,7 @@ pub fn render(report: &Report, color: bool) -> String {
         }
     }
     out.push('\n');
+    fix_first(&mut out, report, &p);
 
     // Profiles: one line each.
     let _ = writeln!(out, "{}", p.paint(BOLD, "Profiles"));
@@ -257,6 +259,32 @@ fn counts_line(c: &Counts, p: &Painter) -> String {
         part(c.errors, "error", MAGENTA),
         part(c.info, "info", DIM),
     )
+}
+
+/// What to fix first, before anything else: each cause's level and headline, and the sentence
+/// that decides it.
+fn fix_first(out: &mut String, report: &Report, p: &Painter) {
+    let (items, more) = fix_first::of(report);
+    if items.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "{}", p.paint(BOLD, "Fix first"));
+    for (i, item) in items.iter().enumerate() {
+        let c = item.cause;
+        let head = format!("{:>2}. {:<6} {}", i + 1, c.level.as_str().to_uppercase(), c.headline);
+        for (j, line) in wrap(&head, WIDTH - 2).into_iter().enumerate() {
+            let _ = writeln!(out, "{}{line}", if j == 0 { "  " } else { "             " });
+        }
+        if let Some(q) = &item.sentence {
+            for line in wrap(&quotes::quoted(q), WIDTH - 13) {
+                let _ = writeln!(out, "             {}", p.paint(DIM, &line));
+            }
+        }
+    }
+    if more > 0 {
+        let _ = writeln!(out, "  … and {more} more under Findings below");
+    }
+    out.push('\n');
 }
 
 /// One root cause: its headline, the root's finding in full, then every other check it decides,
