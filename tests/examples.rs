@@ -316,3 +316,28 @@ fn the_example_baseline_turns_red_green_and_a_fix_red_as_stale() {
     assert!(applied.entries.iter().any(|e| e.status == EntryStatus::Stale), "{applied:?}");
     assert_eq!(baseline::verdict(&results, &applied).0, Verdict::NonConformant);
 }
+
+/// The report of the corpus agent with the most defects (interop/peers/orxhestra, plain run), as
+/// the kit wrote it: its HTML page and Markdown summary are what it renders to. The report itself
+/// is a snapshot, replaced by hand from `interop/out/orxhestra/plain/report.json`; its page's
+/// screenshot is `tests/html_browser.rs`'s.
+#[test]
+fn the_corpus_example_is_the_rendering_of_its_report() {
+    let bless = std::env::var_os("A2A_CONFORM_BLESS").is_some_and(|v| !v.is_empty());
+    let dir = examples_dir().join("corpus-orxhestra");
+    let report = read_report(&dir.join("report.json"));
+    assert!(report.summary.causes.causes >= 20, "the agent with the most defects: {:?}", report.summary.causes);
+    for format in [Format::Html, Format::Markdown] {
+        let path = dir.join(format.file_name());
+        let text = format.render(&report);
+        if bless {
+            std::fs::write(&path, &text).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == text,
+            "{} is not the rendering of its report.json (regenerate: A2A_CONFORM_BLESS=1 cargo test --test examples)",
+            path.display()
+        );
+    }
+}

@@ -207,3 +207,35 @@ fn the_index_page_filters_and_sorts_from_the_address_in_a_headless_browser() {
     assert!(bytes.len() > 20_000, "a blank page? {} bytes", bytes.len());
     eprintln!("screenshot: {}", png.display());
 }
+
+/// The committed page of the corpus agent with the most defects opens with what to fix first: its
+/// first screen (1280 × 1000) is drawn to `reports/examples/corpus-orxhestra/report.png` when
+/// blessing (`A2A_CONFORM_BLESS=1`), to a scratch file otherwise.
+#[test]
+fn the_corpus_page_shows_what_to_fix_first_on_its_first_screen() {
+    let Some(browser) = browser_or_skip() else {
+        return;
+    };
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("reports/examples/corpus-orxhestra");
+    let page = example.join("report.html");
+    let url = format!("file://{}", page.display());
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("corpus-browser-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let profile = dir.join("profile");
+    let dom = headless(&browser, &profile, &["--dump-dom".into()], &url);
+    let fix = dom.find("<section id=\"fix-first\">").expect("the page has a Fix first list");
+    let profiles = dom.find("<section id=\"profiles\">").expect("the page has its profiles");
+    assert!(fix < profiles && dom.find("id=\"findings\"").is_some_and(|f| fix < f), "Fix first comes first");
+    let bless = std::env::var_os("A2A_CONFORM_BLESS").is_some_and(|v| !v.is_empty());
+    let png = if bless { example.join("report.png") } else { dir.join("report.png") };
+    headless(
+        &browser,
+        &profile,
+        &[format!("--screenshot={}", png.display()), "--window-size=1280,1000".into(), "--hide-scrollbars".into()],
+        &url,
+    );
+    let bytes = std::fs::read(&png).expect("the browser wrote a screenshot");
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(bytes.len() > 20_000, "a blank page? {} bytes", bytes.len());
+}
