@@ -10,6 +10,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use a2a_conform::commands::client_check::{ClientCheckOptions, check_in_process};
+use a2a_conform::report::files::Format;
 use a2a_conform::report::{Outcome, Report};
 use a2a_conform::server::client_scenarios::ClientScenario;
 use a2a_conform::suite::model::Document;
@@ -178,6 +179,23 @@ async fn a_bad_client_fails_exactly_the_checks_it_violates_with_quote_and_reques
     // Without a header nothing is graded for its format: that is CLIENT-VERSION-001's finding.
     assert_eq!(result(&report, "CLIENT-VERSION-002").outcome, Outcome::Skip);
     assert_eq!(report.verdict.exit_code, 1);
+    // A client's run has scenarios, no behaviour map: no rendering speaks of one, strict or not.
+    let strict =
+        Report { run: a2a_conform::report::json::RunSection { strict: true, ..report.run.clone() }, ..report.clone() };
+    for r in [&report, &strict] {
+        for format in [Format::Html, Format::Markdown, Format::Sarif, Format::Junit, Format::Json] {
+            let text = format.render(r);
+            assert!(!text.contains("--behaviors") && !text.contains("behaviour map"), "{format:?}: {text}");
+        }
+        let text = a2a_conform::report::terminal::render(r, false);
+        assert!(!text.contains("--behaviors") && !text.contains("behaviour map"), "{text}");
+    }
+    let text = a2a_conform::report::terminal::render(&strict, false);
+    assert!(
+        text.split_whitespace().collect::<Vec<_>>().join(" ").contains("need a scenario (--scenario)"),
+        "what grades a skipped client check is a scenario: {} {text}",
+        strict.run.mode
+    );
 }
 
 /// A good 1.0 message, as the kit's reference client builds it.

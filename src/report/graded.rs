@@ -7,6 +7,21 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{CheckResult, Level, Outcome, SkipReason, Verdict};
 
+/// Whose run the figures are of: what would grade a check differs (a behaviour map or credentials
+/// for an agent, a scenario for a client).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Peer {
+    Agent,
+    Client,
+}
+
+impl Peer {
+    /// The side of a run by its report's `run.mode` (`client` for client-check).
+    pub fn of_mode(mode: &str) -> Peer {
+        if mode == "client" { Peer::Client } else { Peer::Agent }
+    }
+}
+
 /// The figures of every level (`report.json`'s `verdict.graded`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Graded {
@@ -51,12 +66,21 @@ impl NotGraded {
             + self.error
     }
 
-    /// Each nonzero count with what it says: `45 need a behaviour map (--behaviors)`.
-    pub fn phrases(&self) -> Vec<String> {
+    /// Each nonzero count with what it says: `45 need a behaviour map (--behaviors)` of an agent,
+    /// `2 need a scenario (--scenario)` of a client, whose run has no behaviour map.
+    pub fn phrases(&self, peer: Peer) -> Vec<String> {
+        let (behaviour, mapped, credentials) = match peer {
+            Peer::Agent => (
+                "a behaviour map (--behaviors)",
+                "a mapped behaviour that happens (--behaviors)",
+                "credentials (--header, --header-b)",
+            ),
+            Peer::Client => ("a scenario (--scenario)", "a scenario the client follows (--scenario)", "credentials"),
+        };
         [
-            (self.behavior_not_available, "need", "a behaviour map (--behaviors)"),
-            (self.precondition_failed, "need", "a mapped behaviour that happens (--behaviors)"),
-            (self.credentials_not_supplied, "need", "credentials (--header, --header-b)"),
+            (self.behavior_not_available, "need", behaviour),
+            (self.precondition_failed, "need", mapped),
+            (self.credentials_not_supplied, "need", credentials),
             (self.depends_on_failed, "wait", "on a failed check"),
             (self.error, "could", "not be decided"),
         ]
@@ -124,7 +148,7 @@ impl Graded {
     /// need a behaviour map (--behaviors), 20 need credentials (--header, --header-b), 5 wait on a
     /// failed check`. SHOULD counts too under `--strict`, where its violations fail. Empty when
     /// no scored check applied (a run that never got to its checks).
-    pub fn statement(&self, strict: bool) -> String {
+    pub fn statement(&self, strict: bool, peer: Peer) -> String {
         let levels: &[Level] = if strict { &[Level::Must, Level::Should] } else { &[Level::Must] };
         let counted: Vec<(Level, &LevelGraded)> =
             levels.iter().map(|l| (*l, self.get(*l))).filter(|(_, g)| g.applicable > 0).collect();
@@ -151,21 +175,21 @@ impl Graded {
         let noun = if counted.len() == 1 && counted[0].1.applicable == 1 { "check" } else { "checks" };
         let mut s = format!("over {} {noun}", over.join(" and "));
         if not.total() > 0 {
-            s.push_str(&format!("; {} not graded: {}", not.total(), not.phrases().join(", ")));
+            s.push_str(&format!("; {} not graded: {}", not.total(), not.phrases(peer).join(", ")));
         }
         s
     }
 }
 
 /// The verdict in words with what it rests on: `conformant over 136 of 206 MUST checks; ...`.
-pub fn verdict_line(status: Verdict, graded: &Graded, strict: bool) -> String {
+pub fn verdict_line(status: Verdict, graded: &Graded, strict: bool, peer: Peer) -> String {
     let word = match status {
         Verdict::Conformant => "conformant",
         Verdict::NonConformant => "non-conformant",
         Verdict::UsageError => "usage error",
         Verdict::Inconclusive => "inconclusive",
     };
-    let over = graded.statement(strict);
+    let over = graded.statement(strict, peer);
     if over.is_empty() { word.to_owned() } else { format!("{word} {over}") }
 }
 
@@ -202,13 +226,16 @@ mod tests {
         let g = Graded::of(&results());
         assert_eq!((g.must.applicable, g.must.graded, g.must.not_graded.total()), (206, 136, 70));
         assert_eq!(
-            verdict_line(Verdict::Conformant, &g, false),
+            verdict_line(Verdict::Conformant, &g, false, Peer::Agent),
             "conformant over 136 of 206 MUST checks; 70 not graded: 45 need a behaviour map (--behaviors), 20 need \
              credentials (--header, --header-b), 5 wait on a failed check"
         );
         let all = Graded::of(&results()[..136]);
-        assert_eq!(verdict_line(Verdict::Conformant, &all, false), "conformant over all 136 MUST checks");
-        assert_eq!(verdict_line(Verdict::UsageError, &Graded::default(), false), "usage error");
+        assert_eq!(verdict_line(Verdict::Conformant, &all, false, Peer::Agent), "conformant over all 136 MUST checks");
+        assert_eq!(verdict_line(Verdict::UsageError, &Graded::default(), false, Peer::Agent), "usage error");
+        // A client's run has no behaviour map: what grades its checks is a scenario.
+        let client = verdict_line(Verdict::Conformant, &g, false, Peer::Client);
+        assert!(client.contains("45 need a scenario (--scenario)") && !client.contains("behaviour"), "{client}");
     }
 
     #[test]
@@ -221,7 +248,7 @@ mod tests {
         });
         let g = Graded::of(&v);
         assert_eq!(
-            g.statement(true),
+            g.statement(true, Peer::Agent),
             "over 136 of 206 MUST and 1 of 2 SHOULD checks; 71 not graded: 45 need a behaviour map (--behaviors), \
              20 need credentials (--header, --header-b), 5 wait on a failed check, 1 could not be decided"
         );

@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 
 use super::causes::{self, Cause};
 use super::fix_first;
+use super::graded::Peer;
 use super::json::{Counts, Report, ReportResult};
 use super::model::{CheckResult, EntryStatus, Evidence, Outcome, Verdict};
 use super::textdiff::{self, Side};
@@ -134,7 +135,7 @@ fn header(out: &mut String, r: &Report) {
 
 /// What the verdict rests on, under it: "Conformant over 136 of 206 MUST checks; 70 not graded: ...".
 fn graded_line(r: &Report) -> String {
-    let over = r.verdict.graded.statement(r.run.strict);
+    let over = r.verdict.graded.statement(r.run.strict, Peer::of_mode(&r.run.mode));
     if over.is_empty() {
         return String::new();
     }

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use super::causes;
 use super::fix_first;
+use super::graded::Peer;
 use super::json::Report;
 use super::model::{CheckResult, EntryStatus, Verdict};
 use super::quotes;
@@ -28,7 +29,7 @@ pub fn to_markdown(report: &Report) -> String {
         _ => "⚠️",
     };
     // The verdict with what it rests on ("over 136 of 206 MUST checks; 70 not graded: ...").
-    let over = v.graded.statement(report.run.strict);
+    let over = v.graded.statement(report.run.strict, Peer::of_mode(&report.run.mode));
     let _ = writeln!(
         out,
         "### {mark} A2A conformance: **{}**{}{} (exit {})\n",

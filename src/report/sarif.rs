@@ -74,7 +74,12 @@ pub fn to_sarif(report: &Report) -> Value {
             "properties": {
                 "verdict": report.verdict.status.as_str(),
                 // The verdict line with what it rests on, as every rendering states it.
-                "verdictLine": super::graded::verdict_line(report.verdict.status, &report.verdict.graded, report.run.strict),
+                "verdictLine": super::graded::verdict_line(
+                    report.verdict.status,
+                    &report.verdict.graded,
+                    report.run.strict,
+                    super::graded::Peer::of_mode(&report.run.mode),
+                ),
                 "reasons": report.verdict.reasons,
             },
         }],

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use super::causes::{self, Cause};
 use super::events::{RunEvent, Sink};
 use super::fix_first;
+use super::graded::Peer;
 use super::json::{Collector, Counts, Report};
 use super::model::{CheckResult, EntryStatus, Level, Outcome, Quote, SkipReason, Verdict};
 use super::quotes;
@@ -193,7 +194,7 @@ pub fn render(report: &Report, color: bool) -> String {
         Verdict::Inconclusive => (YELLOW, "INCONCLUSIVE"),
     };
     // The verdict with what it rests on, wrapped: only the label is styled.
-    let over = v.graded.statement(report.run.strict);
+    let over = v.graded.statement(report.run.strict, Peer::of_mode(&report.run.mode));
     let line = format!("Verdict: {label}{}{over} (exit {})", if over.is_empty() { "" } else { " " }, v.exit_code);
     let lines = wrap(&line, WIDTH);
     if let Some((first, rest)) = lines.split_first() {
