@@ -303,7 +303,7 @@ fn markdown_fits_a_pull_request_comment() {
     // A cause is its headline, then its root's finding.
     assert!(
         md.contains(&format!(
-            "- **MUST** Title of CORE-SEND-001: {SEND_MESSAGE} (3 checks wait on it)\n  **FAIL** `CORE-SEND-001` §3.1.1 MUST\n  > “The agent MAY create"
+            "- **MUST** Title of CORE-SEND-001: {SEND_MESSAGE} (3 checks wait on it)\n  **FAIL** `CORE-SEND-001` §3.1.1 MUST\n  {SEND_MESSAGE};"
         )),
         "{md}"
     );
@@ -410,7 +410,7 @@ fn flat(text: &str) -> String {
 const SEND_MESSAGE: &str = "SendMessage answered HTTP 500 for task task-1";
 
 #[test]
-fn every_rendering_gives_the_spec_words_then_the_reading_then_what_the_agent_did() {
+fn every_rendering_gives_the_spec_words_the_reading_and_what_the_agent_did() {
     let report = sample::report();
     let quotes = sample::send_quotes();
     let placed = || quotes.iter().zip(sample::SEND_PLACES);
@@ -447,31 +447,36 @@ fn every_rendering_gives_the_spec_words_then_the_reading_then_what_the_agent_did
     let message = result.unwrap()["message"]["text"].as_str().unwrap();
     assert!(message.starts_with(SEND_MESSAGE) && !message.contains(&quotes[2].text), "{message}");
 
-    // HTML: a <blockquote> per quote with a <cite> of its place, the reading in its own labelled
-    // element (never a quote), all escaped.
+    // HTML: what the agent did first, then a <blockquote> per quote with a <cite> of its place (the
+    // one whose keyword decides the finding first, the others folded with the reading), the reading
+    // in its own labelled element (never a quote), all escaped.
     let html = to_html(&report);
     let article = between(&html, "id=\"f-CORE-SEND-001\"", "</article>");
-    let mut parts: Vec<String> = placed()
-        .map(|(q, place)| format!("<blockquote>{}</blockquote><figcaption><cite>{place}</cite>", esc(&q.text)))
-        .collect();
+    let mut parts = vec![format!("<p class=\"msg\">{SEND_MESSAGE}</p>")];
+    parts.extend(
+        placed().map(|(q, place)| format!("<blockquote>{}</blockquote><figcaption><cite>{place}</cite>", esc(&q.text))),
+    );
+    parts.insert(2, "<details class=\"words\"><summary>".into());
     parts
         .push(format!("<p class=\"reading\"><span class=\"label\">Kit's reading:</span> {}</p>", esc(sample::READING)));
-    parts.push(format!("<p class=\"msg\">{SEND_MESSAGE}</p>"));
+    parts.push("</details>".into());
     sample::assert_in_order(article, &parts, "html");
     assert_eq!(article.matches("<blockquote>").count(), 3);
     assert!(!html.contains(sample::READING), "the reading is escaped");
 
-    // Markdown: `>` lines with the place, then the reading as a paragraph of its own (a blank line
-    // ends the quote), then the reason.
+    // Markdown: the reason, then `>` lines with the place (the deciding one first, the others
+    // folded with the reading), the reading as a paragraph of its own (a blank line ends the quote).
     let md = to_markdown(&report);
     let item = between(&md, "**FAIL** `CORE-SEND-001`", "\n- **");
-    let mut lines: Vec<String> = placed().map(|(q, place)| format!("\n  > “{}” — {place}\n", q.text)).collect();
+    let mut lines = vec![format!("  {SEND_MESSAGE};")];
+    lines.extend(placed().map(|(q, place)| format!("\n  > “{}” — {place}\n", q.text)));
+    lines.insert(2, "  <details><summary>".into());
     lines.push(
         "\n  *Kit's reading:* an HTTP 500 is neither &lt;b&gt;task information&lt;/b&gt; nor a response message \\| \
          so the check fails\n\n"
             .into(),
     );
-    lines.push(format!("  {SEND_MESSAGE};"));
+    lines.push("  </details>".into());
     sample::assert_in_order(item, &lines, "markdown");
 }
 

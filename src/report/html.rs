@@ -1,9 +1,10 @@
 //! One self-contained HTML page of a [`Report`]: inline CSS and script, nothing fetched (a
 //! Content-Security-Policy forbids it), so it opens offline and can be attached to a CI run.
 //!
-//! The page shows the verdict, a bar per profile, the baseline, the findings grouped by root cause
-//! (each with the spec's words, one `<blockquote>` per quote with a `<cite>` of its place, then the
-//! kit's reading of them under its own label, then the expected-vs-actual diff and the redacted
+//! The page shows the verdict, what to fix first, a bar per profile, the baseline, the findings
+//! grouped by root cause (each with what the agent did, then the sentence that decides it as a
+//! `<blockquote>` with a `<cite>` of its place, the spec's other words and the kit's reading of them
+//! under its own label folded in a `<details>`, then the expected-vs-actual diff and the redacted
 //! evidence with its curl reproducer) and a table of every check that filters by text, outcome and
 //! profile. The filter can be set from the address: `report.html#outcome=fail&profile=core&q=send`.
 
@@ -13,7 +14,7 @@ use super::causes::{self, Cause};
 use super::fix_first;
 use super::graded::Peer;
 use super::json::{Counts, Report, ReportResult};
-use super::model::{CheckResult, EntryStatus, Evidence, Outcome, Verdict};
+use super::model::{CheckResult, EntryStatus, Evidence, Outcome, Quote, Verdict};
 use super::textdiff::{self, Side};
 
 /// Diff lines shown per finding before the rest is elided.
@@ -342,20 +343,36 @@ fn finding(out: &mut String, report: &Report, r: &CheckResult, same: &[&CheckRes
         let _ = write!(out, " <span class=\"tag b-{0}\">baseline: {0}</span>", b.as_str());
     }
     let _ = writeln!(out, "</h3>\n<p class=\"title\">{}</p>", esc(&r.title));
-    // What the spec says, then how the kit reads it (never styled as the spec), then what the agent did.
-    for q in r.spec.shown_quotes() {
+    // What the agent did, then the sentence that decides it; the spec's other words and how the
+    // kit reads them (never styled as the spec) folded under it.
+    if let Some(f) = &r.failure {
+        let _ = writeln!(out, "<p class=\"msg\">{}</p>", esc(&f.message));
+    }
+    let quote = |out: &mut String, q: &Quote| {
         let _ = writeln!(
             out,
             "<figure class=\"quote\"><blockquote>{}</blockquote><figcaption><cite>{}</cite></figcaption></figure>",
             esc(&q.text),
             esc(&q.place())
         );
+    };
+    let deciding = fix_first::deciding(&r.spec, r.level);
+    if let Some(q) = &deciding {
+        quote(out, q);
     }
-    if let Some(reading) = &r.spec.interpretation {
-        let _ = writeln!(out, "<p class=\"reading\"><span class=\"label\">Kit's reading:</span> {}</p>", esc(reading));
+    let others: Vec<Quote> = r.spec.shown_quotes().into_iter().filter(|q| Some(q) != deciding.as_ref()).collect();
+    if !others.is_empty() || r.spec.interpretation.is_some() {
+        out.push_str("<details class=\"words\"><summary>The spec's other words and the kit's reading</summary>\n");
+        for q in &others {
+            quote(out, q);
+        }
+        if let Some(reading) = &r.spec.interpretation {
+            let _ =
+                writeln!(out, "<p class=\"reading\"><span class=\"label\">Kit's reading:</span> {}</p>", esc(reading));
+        }
+        out.push_str("</details>\n");
     }
     if let Some(f) = &r.failure {
-        let _ = writeln!(out, "<p class=\"msg\">{}</p>", esc(&f.message));
         let mut place = Vec::new();
         if let Some(s) = &f.step_id {
             place.push(format!("step <code>{}</code>", esc(s)));
@@ -572,7 +589,7 @@ a{color:var(--info)}.target{color:var(--muted);margin:.2rem 0;word-break:break-a
 .verdict span{font-size:.85rem;opacity:.85}.v-conformant{background:var(--pass)}.v-non_conformant{background:var(--fail)}.v-inconclusive{background:var(--error)}.v-usage_error{background:var(--skip)}
 .reasons{margin:.2rem 0 .8rem;padding-left:1.2rem}.graded{margin:.2rem 0;font-weight:500}
 .fix{padding-left:1.6rem;margin:.3rem 0}.fix li{margin:.35rem 0}.fix .lvl{font-size:.75rem;font-weight:600;border-radius:4px;padding:0 .35rem;color:#fff;background:var(--muted)}.fix .l-must{background:var(--fail)}.fix .l-should{background:var(--warn)}.fix blockquote{margin:.15rem 0 0;font-size:.85rem;color:var(--muted)}
-.cause{margin:1.2rem 0}.headline{font-size:1.05rem;margin:.4rem 0}.headline .lvl{color:var(--muted);font-size:.85rem}.members summary{cursor:pointer;color:var(--muted)}
+.cause{margin:1.2rem 0}.headline{font-size:1.05rem;margin:.4rem 0}.headline .lvl{color:var(--muted);font-size:.85rem}.members summary,.words summary{cursor:pointer;color:var(--muted)}
 .run{display:flex;flex-wrap:wrap;gap:.3rem 1.5rem;margin:.5rem 0}.run div{display:flex;gap:.4rem}.run dt{color:var(--muted)}.run dd{margin:0}
 .totals{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;padding:0}.totals li{border:1px solid var(--line);border-radius:6px;padding:.2rem .7rem}
 .totals li b{font-size:1.1rem}.notes{color:var(--muted)}

@@ -1,7 +1,8 @@
-//! A Markdown summary of a [`Report`], short enough for a pull-request comment: the verdict, a
-//! table of profiles, the findings by root cause (at most [`MAX_FINDINGS`], each with the spec's
-//! words as `>` quote lines with their places, the kit's reading of them under its own label, and
-//! the reason in one line) and the baseline. The HTML page and the JSON report have everything else.
+//! A Markdown summary of a [`Report`], short enough for a pull-request comment: the verdict, what
+//! to fix first, a table of profiles, the findings by root cause (at most [`MAX_FINDINGS`], each
+//! with the reason in one line, then the sentence that decides it as a `>` quote line with its
+//! place, the spec's other words and the kit's reading under its own label folded in a
+//! `<details>`) and the baseline. The HTML page and the JSON report have everything else.
 
 use std::fmt::Write as _;
 
@@ -9,7 +10,7 @@ use super::causes;
 use super::fix_first;
 use super::graded::Peer;
 use super::json::Report;
-use super::model::{CheckResult, EntryStatus, Verdict};
+use super::model::{CheckResult, EntryStatus, Quote, Verdict};
 use super::quotes;
 use super::text::truncate;
 
@@ -124,7 +125,8 @@ pub fn to_markdown(report: &Report) -> String {
                 r.level.as_str().to_uppercase(),
                 if r.scored { "" } else { " (not scored)" },
             );
-            spec_words(&mut out, r);
+            // What the agent did first, then the sentence that decides it; the spec's other words
+            // and the kit's reading folded under it.
             // The root's own reason, short: the headline above gives the cause whole.
             let message = first_line(r.failure.as_ref().map_or(r.title.as_str(), |f| f.message.as_str()));
             let mut parts = vec![cell(&truncate(message, MAX_MESSAGE))];
@@ -139,7 +141,8 @@ pub fn to_markdown(report: &Report) -> String {
             if let Some(text) = causes::workaround_line(r) {
                 parts.push(format!("_{}_", cell(&text)));
             }
-            let _ = writeln!(out, "  {}", parts.join("; "));
+            let _ = writeln!(out, "  {}\n", parts.join("; "));
+            spec_words(&mut out, r);
         }
         if causes.len() > MAX_FINDINGS {
             let _ = writeln!(out, "- … and {} more root cause(s): see the HTML report", causes.len() - MAX_FINDINGS);
@@ -189,23 +192,34 @@ pub fn verdict_word(v: Verdict) -> &'static str {
     }
 }
 
-/// The spec's words of a finding inside its list item: one `>` line per quote with its place, then the
-/// kit's reading as a paragraph of its own. Each ends in a blank line, without which the next
-/// paragraph would continue the quote and read as the spec's words.
+/// The spec's words of a finding inside its list item: the sentence whose keyword decides it as a
+/// `>` line with its place, then the other quotes and the kit's reading folded in a `<details>`
+/// (quotes as `>` lines, the reading as a paragraph of its own). Each ends in a blank line, without
+/// which the next paragraph would continue the quote and read as the spec's words.
 fn spec_words(out: &mut String, r: &CheckResult) {
     let shown = r.spec.shown_quotes();
-    for (i, q) in shown.iter().enumerate() {
+    let deciding = fix_first::deciding(&r.spec, r.level);
+    if let Some(q) = &deciding {
+        let _ = writeln!(out, "  > {}\n", cell(&quotes::quoted(q)));
+    }
+    let others: Vec<&Quote> = shown.iter().filter(|q| Some(*q) != deciding.as_ref()).collect();
+    if others.is_empty() && r.spec.interpretation.is_none() {
+        return;
+    }
+    out.push_str("  <details><summary>The spec's other words and the kit's reading</summary>\n\n");
+    for (i, q) in others.iter().enumerate() {
         if i > 0 {
             out.push_str("  >\n");
         }
         let _ = writeln!(out, "  > {}", cell(&quotes::quoted(q)));
     }
-    if !shown.is_empty() {
+    if !others.is_empty() {
         out.push('\n');
     }
     if let Some(reading) = &r.spec.interpretation {
         let _ = writeln!(out, "  *Kit's reading:* {}\n", cell(reading));
     }
+    out.push_str("  </details>\n\n");
 }
 
 /// Text safe inside a table cell or a list item: no pipes, no line breaks, no HTML.
@@ -245,7 +259,8 @@ mod tests {
         spec_words(&mut out, &r);
         assert_eq!(
             out,
-            "  > “a \\| b &gt; c” — A2A 1.0 §9.5\n  >\n  > “d” — A2A 1.0 §9.5\n\n  *Kit's reading:* e &lt;i&gt;\n\n"
+            "  > “a \\| b &gt; c” — A2A 1.0 §9.5\n\n  <details><summary>The spec's other words and the kit's reading\
+             </summary>\n\n  > “d” — A2A 1.0 §9.5\n\n  *Kit's reading:* e &lt;i&gt;\n\n  </details>\n\n"
         );
         let mut none = String::new();
         spec_words(&mut none, &CheckResult::new(&CheckMeta::sample("X"), Outcome::Fail));
