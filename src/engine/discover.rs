@@ -57,6 +57,9 @@ pub fn prompts(card: &Value, neutral: &str) -> Vec<String> {
     out
 }
 
+/// What a prompt answered with a Message did, in [`Tried::seen`]'s words.
+const A_MESSAGE: &str = "a Message";
+
 /// What one prompt did: in plain words, and the behaviours it showed.
 struct Tried {
     text: String,
@@ -101,7 +104,12 @@ pub async fn discover(ctx: &Ctx) -> BehaviorMap {
     }
     let seen = tried.iter().map(|t| format!("{:?}: {}", t.text, t.seen)).collect();
     let slow = slow(&tried[1..], neutral_in);
-    BehaviorMap { source: "the prompts the kit tried".into(), entries, origin: MapOrigin::Found { seen, slow } }
+    let messages_only = tried.iter().all(|t| t.seen == A_MESSAGE);
+    BehaviorMap {
+        source: "the prompts the kit tried".into(),
+        entries,
+        origin: MapOrigin::Found { seen, slow, messages_only },
+    }
 }
 
 /// [`try_prompt`] within its budget; what it did, and how long its answer took.
@@ -174,7 +182,7 @@ async fn try_prompt(ctx: &Ctx, text: &str) -> Result<Seen, String> {
     let result = v.get("result").ok_or_else(|| format!("answered {}", compact(&v)))?;
     let result = ctx.read_send(result).unwrap_or_else(|| result.clone());
     let Some(task) = result.get("task") else {
-        let seen = if result.get("message").is_some() { "a Message" } else { "neither a Task nor a Message" };
+        let seen = if result.get("message").is_some() { A_MESSAGE } else { "neither a Task nor a Message" };
         return Ok(Seen { seen: seen.into(), found: shown_by(&result, text), answered_in, completed: false });
     };
     let id = task.get("id").and_then(Value::as_str).ok_or("a task without an id")?.to_owned();

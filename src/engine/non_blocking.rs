@@ -90,7 +90,7 @@ mod tests {
         assert_eq!(prompt(&Behaviors::None), None);
         let found = |slow: Vec<String>| {
             Behaviors::Map(BehaviorMap {
-                origin: MapOrigin::Found { seen: Vec::new(), slow },
+                origin: MapOrigin::Found { seen: Vec::new(), slow, messages_only: false },
                 ..BehaviorMap::default()
             })
         };

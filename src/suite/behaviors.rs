@@ -113,8 +113,9 @@ pub enum MapOrigin {
     /// What each message the kit tried did, in plain words (`"hello": COMPLETED`), and the
     /// prompts whose `returnImmediately` answer came only when their task had completed, many
     /// times later than the quickest answer (slowest first): where to look for an agent that
-    /// waits for the work.
-    Found { seen: Vec<String>, slow: Vec<String> },
+    /// waits for the work. `messages_only`: every message tried was answered with a Message (the
+    /// freedom of §3.1.1), so no task behaviour could show.
+    Found { seen: Vec<String>, slow: Vec<String>, messages_only: bool },
 }
 
 #[derive(Deserialize)]

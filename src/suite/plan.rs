@@ -288,6 +288,22 @@ fn skip_reason(
         test.requires_behaviors.iter().filter(|b| !sel.behaviors.provides(b)).map(String::as_str).collect();
     if !missing.is_empty() {
         let missing = missing.join(", ");
+        // An agent that answered every message the kit tried with a Message took the freedom of
+        // §3.1.1 on each: a task behaviour does not apply to what it was shown to do, as a check of
+        // the neutral prompt's task does not apply to its Message answer.
+        if let Behaviors::Map(BehaviorMap { origin: MapOrigin::Found { seen, messages_only: true, .. }, .. }) =
+            &sel.behaviors
+        {
+            return Some((
+                SkipReason::FreedomTaken,
+                format!(
+                    "needs an agent that does {missing}, and the agent answered every message the kit tried \
+                     with a Message (§3.1.1: it MAY return a direct Message): {}; if one of its messages makes \
+                     a task, map it with --behaviors FILE",
+                    seen.join("; ")
+                ),
+            ));
+        }
         let why = match &sel.behaviors {
             Behaviors::Map(BehaviorMap { origin: MapOrigin::Found { seen, .. }, .. }) => format!(
                 "needs an agent that does {missing}, and no message the kit tried did: {}; map one that does \
@@ -402,6 +418,29 @@ mod tests {
         assert!(matches!(
             disposition("KIT-ERR-004", &narrowed, &card),
             Disposition::Skip(SkipReason::ProfileNotSelected, d) if d.contains("--binding")
+        ));
+    }
+
+    /// A task behaviour no message showed: a freedom taken when every message got a Message, a map
+    /// to write when some made a task.
+    #[test]
+    fn a_task_behaviour_of_an_agent_that_only_answers_with_messages_does_not_apply() {
+        let card = json!({"capabilities": {}});
+        let found = |messages_only: bool, seen: &str| Selection {
+            behaviors: Behaviors::Map(BehaviorMap {
+                origin: MapOrigin::Found { seen: vec![seen.into()], slow: Vec::new(), messages_only },
+                ..BehaviorMap::default()
+            }),
+            ..Selection::default()
+        };
+        assert!(matches!(
+            disposition("CORE-CANCEL-001", &found(true, "\"hello\": a Message"), &card),
+            Disposition::Skip(SkipReason::FreedomTaken, d) if d.contains("every message the kit tried with a Message")
+                && d.contains("\"hello\": a Message")
+        ));
+        assert!(matches!(
+            disposition("CORE-CANCEL-001", &found(false, "\"hello\": COMPLETED"), &card),
+            Disposition::Skip(SkipReason::BehaviorNotAvailable, d) if d.contains("no message the kit tried did")
         ));
     }
 }
