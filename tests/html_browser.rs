@@ -86,6 +86,17 @@ fn headless(browser: &Path, profile: &Path, extra: &[String], url: &str) -> Stri
     reader.join().expect("reader thread")
 }
 
+/// Draws the page at `url` to `png` in a window of `size` (width, height) and checks a picture
+/// came out.
+fn screenshot(browser: &Path, profile: &Path, url: &str, png: &Path, size: (u32, u32)) {
+    let window = format!("--window-size={},{}", size.0, size.1);
+    headless(browser, profile, &[format!("--screenshot={}", png.display()), window, "--hide-scrollbars".into()], url);
+    let bytes = std::fs::read(png).expect("the browser wrote a screenshot");
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(bytes.len() > 20_000, "a blank page? {} bytes", bytes.len());
+    eprintln!("screenshot: {}", png.display());
+}
+
 /// The rows of the checks table in a DOM dump: (id, hidden).
 fn rows(dom: &str) -> Vec<(String, bool)> {
     let re = regex::Regex::new(r#"<tr id="c-([^"]+)"([^>]*)>"#).unwrap();
@@ -128,16 +139,7 @@ fn the_page_filters_and_renders_in_a_headless_browser() {
 
     // And it draws: a PNG of the page.
     let png = dir.join("report.png");
-    headless(
-        &browser,
-        &profile,
-        &[format!("--screenshot={}", png.display()), "--window-size=1280,1600".into(), "--hide-scrollbars".into()],
-        &url,
-    );
-    let bytes = std::fs::read(&png).expect("the browser wrote a screenshot");
-    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
-    assert!(bytes.len() > 20_000, "a blank page? {} bytes", bytes.len());
-    eprintln!("screenshot: {}", png.display());
+    screenshot(&browser, &profile, &url, &png, (1280, 1600));
 }
 
 /// The rows of the agents table in a DOM dump, in document order: (anchor, hidden).
@@ -196,16 +198,7 @@ fn the_index_page_filters_and_sorts_from_the_address_in_a_headless_browser() {
 
     // And it draws.
     let png = dir.join("index.png");
-    headless(
-        &browser,
-        &profile,
-        &[format!("--screenshot={}", png.display()), "--window-size=1280,1400".into(), "--hide-scrollbars".into()],
-        &url,
-    );
-    let bytes = std::fs::read(&png).expect("the browser wrote a screenshot");
-    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
-    assert!(bytes.len() > 20_000, "a blank page? {} bytes", bytes.len());
-    eprintln!("screenshot: {}", png.display());
+    screenshot(&browser, &profile, &url, &png, (1280, 1400));
 }
 
 /// The committed page of the corpus agent with the most defects opens with what to fix first: its
@@ -229,13 +222,5 @@ fn the_corpus_page_shows_what_to_fix_first_on_its_first_screen() {
     assert!(fix < profiles && dom.find("id=\"findings\"").is_some_and(|f| fix < f), "Fix first comes first");
     let bless = std::env::var_os("A2A_CONFORM_BLESS").is_some_and(|v| !v.is_empty());
     let png = if bless { example.join("report.png") } else { dir.join("report.png") };
-    headless(
-        &browser,
-        &profile,
-        &[format!("--screenshot={}", png.display()), "--window-size=1280,1000".into(), "--hide-scrollbars".into()],
-        &url,
-    );
-    let bytes = std::fs::read(&png).expect("the browser wrote a screenshot");
-    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
-    assert!(bytes.len() > 20_000, "a blank page? {} bytes", bytes.len());
+    screenshot(&browser, &profile, &url, &png, (1280, 1000));
 }
