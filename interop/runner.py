@@ -32,6 +32,8 @@ ROOT = INTEROP.parent
 PEERS = INTEROP / 'peers'
 OUTCOMES = ('fail', 'warn', 'error')
 RUNS = ('plain', 'mapped')
+# expected.yaml's hand-counted root causes and the known gaps of the kit's grouping.
+CAUSE_KEYS = ('causes', 'cause_gaps')
 TARGETS = {'plain': 0.90, 'mapped': 0.90}
 # Skips that say the check does not apply to this peer: left out of the graded share.
 NOT_APPLICABLE = {'capability_not_declared', 'freedom_taken', 'profile_not_selected', 'filtered'}
@@ -177,10 +179,12 @@ def load_expected(path: Path) -> dict[str, dict[str, dict[str, str]]]:
     if not path.exists():
         raise ExpectationError(f'{path} is missing')
     data = yaml.safe_load(path.read_text(encoding='utf-8')) or {}
-    if not isinstance(data, dict) or set(data) - set(RUNS):
-        raise ExpectationError(f'{path}: top-level keys must be among {RUNS}')
+    if not isinstance(data, dict) or set(data) - {*RUNS, *CAUSE_KEYS}:
+        raise ExpectationError(f'{path}: top-level keys must be among {(*RUNS, *CAUSE_KEYS)}')
     result: dict[str, dict[str, dict[str, str]]] = {}
     for run, sections in data.items():
+        if run in CAUSE_KEYS:
+            continue
         sections = sections or {}
         if not isinstance(sections, dict) or set(sections) - {*OUTCOMES, 'unstable'}:
             raise ExpectationError(f'{path}: {run}: keys must be among fail, warn, error, unstable')
@@ -197,7 +201,35 @@ def load_expected(path: Path) -> dict[str, dict[str, dict[str, str]]]:
                         f'{path}: {run}.{outcome}.{check_id}: quote the spec sentence with its section (§N)'
                     )
             result[run][outcome] = {str(k): v for k, v in entries.items()}
+    result['causes'] = load_causes(path, data, result)
     return result
+
+
+def load_causes(path: Path, data: dict, runs: dict) -> dict:
+    """expected.yaml `causes:` (the agent's root causes, counted by hand from its defects: slug ->
+    {title, checks}) and `cause_gaps:` (known differences of the kit's grouping, each with its
+    reason): every expected finding of either run belongs to exactly one cause."""
+    causes = data.get('causes') or {}
+    gaps = data.get('cause_gaps') or {}
+    if not isinstance(causes, dict) or not isinstance(gaps, dict):
+        raise ExpectationError(f'{path}: causes and cause_gaps must be maps')
+    findings = {c for run in runs.values() for o in OUTCOMES for c in run.get(o, {})}
+    owner: dict[str, str] = {}
+    for slug, cause in causes.items():
+        if not isinstance(cause, dict) or not str(cause.get('title') or '').strip():
+            raise ExpectationError(f'{path}: causes.{slug} needs a title')
+        for check_id in cause.get('checks') or []:
+            if check_id in owner:
+                raise ExpectationError(f'{path}: {check_id} is in causes {owner[check_id]} and {slug}')
+            if check_id not in findings:
+                raise ExpectationError(f'{path}: causes.{slug}: {check_id} is no expected fail, warn or error')
+            owner[check_id] = str(slug)
+    if causes and findings - set(owner):
+        raise ExpectationError(f'{path}: expected findings in no cause: {sorted(findings - set(owner))}')
+    for key, why in gaps.items():
+        if not isinstance(why, str) or not why.strip():
+            raise ExpectationError(f'{path}: cause_gaps.{key} has no reason')
+    return {'owner': owner, 'gaps': {str(k): v for k, v in gaps.items()}}
 
 
 # --------------------------------------------------------------------------- one check run
@@ -210,6 +242,8 @@ class RunResult:
     status: str = 'ok'  # ok | differs | unsupported | broken
     lines: list[str] = field(default_factory=list)
     share: tuple[int, int] | None = None
+    # (the kit's causes holding an expected finding, the recorded causes the run's findings name)
+    causes: tuple[int, int] | None = None
     skips: dict[str, int] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
@@ -276,8 +310,45 @@ def compare(
         result.lines = diffs + result.lines
 
 
+def compare_causes(result: RunResult, expected: dict | None, causes: dict, report: dict) -> None:
+    """The kit's causes against the ones counted by hand: a kit cause that holds the findings of
+    two recorded causes is mixed, a recorded cause whose findings are in two kit causes is split.
+    Only expected findings are read (an info or an unstable check names no recorded cause)."""
+    owner = causes['owner']
+    if not owner:
+        return
+    expected_ids = {c for o in OUTCOMES for c in (expected or {}).get(o, {})}
+    held: list[tuple[str, set[str]]] = []
+    for cause in report.get('causes', []):
+        named = {owner[f] for f in cause.get('findings', []) if f in expected_ids and f in owner}
+        if named:
+            held.append((cause.get('root', '?'), named))
+    recorded = {owner[c] for c in expected_ids if c in owner}
+    result.causes = (len(held), len(recorded))
+    found: dict[str, list[str]] = {}
+    for root, named in held:
+        for slug in named:
+            found.setdefault(slug, []).append(root)
+    lines = []
+    for root, named in held:
+        if len(named) > 1:
+            key = 'mixed ' + '+'.join(sorted(named))
+            lines.append((key, f'{key}: the kit\'s cause {root} holds {len(named)} recorded causes'))
+    for slug, roots in sorted(found.items()):
+        if len(roots) > 1:
+            lines.append((f'split {slug}', f'split {slug}: in {len(roots)} of the kit\'s causes ({", ".join(roots)})'))
+    gaps = causes['gaps']
+    for key, line in lines:
+        if key in gaps:
+            result.lines.append(f'known cause gap, not compared: {line}')
+        else:
+            result.status = 'differs'
+            result.lines.insert(0, line)
+
+
 def check_run(
-    kit: Path, peer: Path, run: str, out: Path, expected: dict | None, args: argparse.Namespace
+    kit: Path, peer: Path, run: str, out: Path, expected: dict | None, args: argparse.Namespace,
+    causes: dict | None = None,
 ) -> RunResult:
     name = peer.name
     result = RunResult(name, run)
@@ -336,6 +407,8 @@ def check_run(
     result.share, result.skips, result.counts = graded_share(report)
     write_observed(report, run_dir / 'observed.yaml')
     compare(result, expected, report)
+    if causes:
+        compare_causes(result, expected, causes, report)
     again_path = run_dir / 'again' / 'report.json'
     if run == 'plain' and not args.once:
         if again_path.exists():
@@ -427,7 +500,35 @@ def load_client_expected(path: Path) -> dict[str, dict[str, dict[str, str]]]:
                 if not isinstance(why, str) or '§' not in why:
                     raise ExpectationError(f'{path}: {run}.{outcome}.{check_id}: quote the spec sentence with its section (§N)')
             result[run][outcome] = {str(k): v for k, v in entries.items()}
+    result['causes'] = load_causes(path, data, result)
     return result
+
+
+def load_causes(path: Path, data: dict, runs: dict) -> dict:
+    """expected.yaml `causes:` (the agent's root causes, counted by hand from its defects: slug ->
+    {title, checks}) and `cause_gaps:` (known differences of the kit's grouping, each with its
+    reason): every expected finding of either run belongs to exactly one cause."""
+    causes = data.get('causes') or {}
+    gaps = data.get('cause_gaps') or {}
+    if not isinstance(causes, dict) or not isinstance(gaps, dict):
+        raise ExpectationError(f'{path}: causes and cause_gaps must be maps')
+    findings = {c for run in runs.values() for o in OUTCOMES for c in run.get(o, {})}
+    owner: dict[str, str] = {}
+    for slug, cause in causes.items():
+        if not isinstance(cause, dict) or not str(cause.get('title') or '').strip():
+            raise ExpectationError(f'{path}: causes.{slug} needs a title')
+        for check_id in cause.get('checks') or []:
+            if check_id in owner:
+                raise ExpectationError(f'{path}: {check_id} is in causes {owner[check_id]} and {slug}')
+            if check_id not in findings:
+                raise ExpectationError(f'{path}: causes.{slug}: {check_id} is no expected fail, warn or error')
+            owner[check_id] = str(slug)
+    if causes and findings - set(owner):
+        raise ExpectationError(f'{path}: expected findings in no cause: {sorted(findings - set(owner))}')
+    for key, why in gaps.items():
+        if not isinstance(why, str) or not why.strip():
+            raise ExpectationError(f'{path}: cause_gaps.{key} has no reason')
+    return {'owner': owner, 'gaps': {str(k): v for k, v in gaps.items()}}
 
 
 def client_findings(report: dict) -> tuple[dict[str, dict[str, str]], dict[str, dict]]:
@@ -572,7 +673,7 @@ def main() -> int:
                 continue
             for run in RUNS:
                 log(f'== {peer.name} · {run}')
-                result = check_run(kit, peer, run, out, expected.get(run), args)
+                result = check_run(kit, peer, run, out, expected.get(run), args, expected['causes'])
                 results.append(result)
                 log(f'   {result.status} in {result.seconds:.1f} s · graded {percent(result.share)}'
                     + (f' · skips {result.skips}' if result.skips else ''))
@@ -589,11 +690,13 @@ def main() -> int:
         if result.share and target:
             share += ' ✓' if result.share[0] >= target * result.share[1] else f' (target {target:.0%})'
         counts = ', '.join(f'{n} {o}' for o, n in sorted(result.counts.items()))
-        log(f'  {result.peer:<12} {result.run:<7} {result.status:<11} graded {share}' + (f'  [{counts}]' if counts else ''))
+        told = f' · causes {result.causes[0]}/{result.causes[1]}' if result.causes else ''
+        log(f'  {result.peer:<12} {result.run:<7} {result.status:<11} graded {share}{told}'
+            + (f'  [{counts}]' if counts else ''))
         if result.status in ('differs', 'broken'):
             failed = True
             for line in result.lines:
-                if not line.startswith('unstable'):
+                if not line.startswith(('unstable', 'known cause gap')):
                     log(f'      {line}')
     for client in clients:
         counts = ', '.join(f'{n} {o}' for o, n in sorted(client.counts.items()))
