@@ -333,11 +333,15 @@ async fn streams_that_never_end_trickle_or_only_keep_alive_end_the_run_in_30_s()
         println!("{what}: {named_by} checks name it");
         // How many is down to timing: the streams read before the third strike end on their own.
         assert!(named_by >= 1, "{what}: the streams are named as what went wrong");
-        let cause = report.causes.iter().find(|c| c.headline.contains(named));
+        // Its title or its line of evidence.
+        let cause = report
+            .causes
+            .iter()
+            .find(|c| c.headline.contains(named) || c.evidence.as_deref().is_some_and(|e| e.contains(named)));
         assert!(
             cause.is_some(),
             "{what}: a root cause names it: {:?}",
-            report.causes.iter().map(|c| &c.headline).collect::<Vec<_>>()
+            report.causes.iter().map(|c| (&c.headline, &c.evidence)).collect::<Vec<_>>()
         );
     }
 }

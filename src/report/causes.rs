@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use super::diagnosis::{DIAGNOSED, DIAGNOSES, DIAGNOSIS, diagnosis, workaround_line};
-use super::fingerprint::{Fingerprint, candidates, fingerprint, is_finding};
+use super::fingerprint::{Fingerprint, candidates, fingerprint, is_finding, same_story};
 use super::headline;
 use super::model::{CheckResult, Level, Outcome, SkipReason};
 
@@ -21,8 +21,12 @@ pub struct Cause {
     /// `C-` and 12 hex digits, derived from the root's id and the fingerprint: the same agent gives
     /// the same ids run after run.
     pub id: String,
-    /// What went wrong, in plain words, with how many checks it decides.
+    /// What the agent does wrong, in one line of plain words, with the keyword and section that
+    /// make it wrong and how many checks it decides.
     pub headline: String,
+    /// What one exchange showed, in one line (the code that came, the value that was read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
     /// The highest level among its findings.
     pub level: Level,
     /// The check whose failure tells the story.
@@ -55,7 +59,7 @@ pub fn of(results: &[CheckResult]) -> Vec<Cause> {
     // does is the same requirement broken over both: one story, told by the first binding's cause.
     let twin_of = |i: usize| {
         let twin = binding_twin(&results[i].id)?;
-        position.get(twin).copied().filter(|&t| is_finding(&results[t]))
+        position.get(twin).copied().filter(|&t| is_finding(&results[t]) && same_story(&results[t], &results[i]))
     };
     let grouped: Vec<usize> = findings.iter().copied().filter(|&i| !is_diagnosis(i) && twin_of(i).is_none()).collect();
     let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -68,8 +72,7 @@ pub fn of(results: &[CheckResult]) -> Vec<Cause> {
         if r.skip_reason == Some(SkipReason::DependsOnFailed)
             && let Some(cause) = waited_on(results, &position, j)
         {
-            let plain = binding_twin(&r.id).unwrap_or(&r.id).to_owned();
-            waited.entry(cause).or_default().push(Fingerprint::Origin { check: plain });
+            waited.entry(cause).or_default().push(Fingerprint::Waited { check: r.id.clone() });
         }
     }
     for (print, members) in shared(results, &grouped, &waited) {
@@ -145,9 +148,11 @@ pub fn of(results: &[CheckResult]) -> Vec<Cause> {
             ordered.insert(0, root);
             let members: Vec<&CheckResult> = ordered.iter().map(|&i| &results[i]).collect();
             let waiting: Vec<&CheckResult> = waiting.iter().map(|&i| &results[i]).collect();
+            let told = headline::of(&members, &waiting, print);
             let cause = Cause {
                 id: cause_id(&results[root].id, print),
-                headline: headline::of(&members, &waiting, print),
+                headline: told.title,
+                evidence: told.evidence,
                 level: members.iter().map(|r| r.level).min().unwrap_or(Level::Info),
                 root: results[root].id.clone(),
                 fingerprint: print.key().map(|_| print.to_string()),
@@ -474,12 +479,17 @@ mod tests {
         // story wins, and C, left alone, is a cause of its own.
         assert_eq!(ids(&causes[0].findings), ["A", "B", "D"]);
         assert_eq!(causes[0].level, Level::Must);
+        assert_eq!(causes[0].headline, "Errors carry the wrong code: -32000 where other errors are due (3 checks)");
         assert_eq!(
-            causes[0].headline,
-            "Errors are answered with code -32000 'Server error' where TaskNotFoundError (-32001), \
-             InvalidParamsError (-32602) and 1 other are due (3 checks)"
+            causes[0].evidence.as_deref(),
+            Some(
+                "-32000 'Server error' where TaskNotFoundError (-32001), InvalidParamsError (-32602) and 1 other are due"
+            )
         );
-        assert_eq!(causes[1].headline, "GetTask answers error -32603 'Internal error' where -32001 is due");
+        assert_eq!(
+            causes[1].headline,
+            "GetTask answers the wrong error: -32603 where TaskNotFoundError (-32001) is due"
+        );
         assert_eq!(
             causes[0].fingerprint.as_deref(),
             Some("JSON-RPC error -32000 'Server error' where another error is due")
@@ -552,7 +562,8 @@ mod tests {
         let results = vec![
             result_where_error("A", "SendMessage", -32001),
             result_where_error("B", "SendStreamingMessage", -32001),
-            // An unknown task is looked up nowhere: one story whatever the method.
+            // The push-config methods are another handler: an unknown task they serve is another
+            // story than a message's task id ignored.
             result_where_error("C", "ListTaskPushNotificationConfigs", -32001),
             // The version is refused before any method runs: one story across methods.
             result_where_error("V1", "SendMessage", -32009),
@@ -565,15 +576,15 @@ mod tests {
             [
                 (
                     "A",
-                    "SendMessage, SendStreamingMessage and ListTaskPushNotificationConfigs do not return \
-                     TaskNotFoundError (-32001) where it is due: they answer a result or a stream of results \
-                     (3 checks)"
+                    "SendMessage and SendStreamingMessage do not return TaskNotFoundError (-32001) where it is \
+                     due (2 checks)"
                 ),
                 (
                     "V1",
-                    "SendMessage and GetTask do not return VersionNotSupportedError (-32009) where it is due: \
-                     they answer a result or -32001 'Task not found' (2 checks)"
+                    "SendMessage and GetTask do not return VersionNotSupportedError (-32009) where it is due \
+                     (2 checks)"
                 ),
+                ("C", "ListTaskPushNotificationConfigs does not return TaskNotFoundError (-32001) where it is due"),
             ]
         );
     }
@@ -601,11 +612,7 @@ mod tests {
         let causes = of(&results);
         assert_eq!(causes.len(), 2, "{causes:#?}");
         assert_eq!(ids(&causes[0].findings), ["T1", "T2"]);
-        assert_eq!(
-            causes[0].headline,
-            "`timestamp` is \"2026-12-01T15:35:46.850946+00:00\", which these checks do not accept: Listed \
-             timestamps are UTC; GetTask timestamps are UTC (2 checks)"
-        );
+        assert_eq!(causes[0].headline, "`timestamp` is wrong: Listed timestamps are UTC does not hold (2 checks)");
         // A value seen once is told by its check.
         assert_eq!(ids(&causes[1].findings), ["R"]);
     }
@@ -632,12 +639,10 @@ mod tests {
         // E2 has a waiting check of its own: it tells the story of both identical errors.
         assert_eq!(ids(&causes[0].findings), ["E2", "E1"]);
         assert_eq!(ids(&causes[0].waiting), ["D2", "D3"]);
-        assert_eq!(
-            causes[0].headline,
-            "Could not be decided: the agent stopped answering (2 checks; 2 more wait on them)"
-        );
+        assert_eq!(causes[0].headline, "Not decided: E2 (2 checks; 2 more wait on them)");
+        assert_eq!(causes[0].evidence.as_deref(), Some("the agent stopped answering"));
         assert_eq!(ids(&causes[1].waiting), ["D1"]);
-        assert_eq!(causes[1].headline, "F: broken (1 check waits on it)");
+        assert_eq!(causes[1].headline, "Not met: F (1 check waits on it)");
         assert_eq!(causes[4].level, Level::Should);
     }
 
@@ -646,13 +651,17 @@ mod tests {
         let results = vec![
             with("F", Outcome::Fail, "a bare Task"),
             dependent("D", "F"),
-            with("F[http+json]", Outcome::Fail, "no alternative matched"),
+            with("F[http+json]", Outcome::Fail, "a bare Task"),
             dependent("D[http+json]", "F[http+json]"),
             // Over HTTP+JSON alone: a story of its own.
             with("G[http+json]", Outcome::Fail, "no ErrorInfo"),
+            // Failing over both bindings, each for its own reason: two stories.
+            with("H", Outcome::Fail, "-32602 'invalid params'"),
+            with("H[http+json]", Outcome::Fail, "the answer lacks /id"),
         ];
         let causes = of(&results);
-        assert_eq!(causes.len(), 2, "{causes:#?}");
+        let roots: Vec<&str> = causes.iter().map(|c| c.root.as_str()).collect();
+        assert_eq!(roots, ["F", "G[http+json]", "H", "H[http+json]"], "{causes:#?}");
         assert_eq!(causes[0].root, "F");
         assert_eq!(ids(&causes[0].findings), ["F", "F[http+json]"]);
         assert_eq!(ids(&causes[0].waiting), ["D", "D[http+json]"]);
@@ -660,6 +669,43 @@ mod tests {
         assert_eq!(binding_twin("G[http+json]"), Some("G"));
         assert_eq!(binding_twin("G"), None);
         assert_eq!(binding_twin("REST-VER-001"), Some("KIT-VER-007"));
+    }
+
+    #[test]
+    fn a_served_lookup_is_not_a_wrong_mapping_and_envelope_errors_are_one() {
+        let results = vec![
+            // A probe about a missing task answered TaskNotFoundError was served: the version
+            // not checked and the envelope not checked are two stories, not one wrong code.
+            wrong_code_for("V", Level::Must, -32009, -32001, "Task kit-missing-1 not found"),
+            wrong_code_for("J", Level::Must, -32600, -32001, "Task kit-missing-2 not found"),
+            // One code for every request the envelope refuses, whatever its message says.
+            wrong_code_for("E1", Level::Must, -32600, -32602, "Invalid JSON-RPC Request."),
+            wrong_code_for("E2", Level::Must, -32700, -32602, "Invalid request body type."),
+        ];
+        let told: Vec<Vec<String>> = of(&results).into_iter().map(|c| c.findings).collect();
+        assert_eq!(told, [vec!["E1", "E2"], vec!["V"], vec!["J"]], "{told:?}");
+    }
+
+    #[test]
+    fn a_catch_all_joins_the_finding_that_saw_its_value() {
+        let schema = value(
+            "WIRE-SCHEMA",
+            "Every payload validates",
+            "/task/status/message/role",
+            "a valid SendMessageResponse",
+            "KIT-ERR-002 / a: SendMessageResponse at /task/status/message/role: \"agent\" is not valid under any \
+             of the schemas listed in the 'anyOf' keyword\nKIT-ERR-002 / a: SendMessageResponse at \
+             /task/history/0/role: \"user\" is not valid",
+        );
+        let results = vec![
+            value("DM", "Enum values are names", "/task/status/message/role", "matches", "\"agent\""),
+            schema,
+            // Two checks reading one stream event at its root: one value, one story.
+            value("S1", "Events are StreamResponses", "/0", "any_of: [a]", "{\"taskId\":\"t-1\"}"),
+            value("S2", "One member per event", "/0", "any_of: [b]", "{\"taskId\":\"t-1\"}"),
+        ];
+        let told: Vec<Vec<String>> = of(&results).into_iter().map(|c| c.findings).collect();
+        assert_eq!(told, [vec!["DM", "WIRE-SCHEMA"], vec!["S1", "S2"]], "{told:?}");
     }
 
     #[test]

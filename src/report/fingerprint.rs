@@ -12,16 +12,22 @@ use super::model::{CheckResult, Evidence, Outcome, Reply, ReplyKind, WANTED_ERRO
 pub enum Fingerprint {
     /// The agent answered JSON-RPC error `code` / `message`: where another error was due
     /// (`wanted_error`), or where a result was.
-    RpcError { code: Option<i64>, message: Option<String>, wanted_error: bool },
-    /// A JSON-RPC call got an answer that is not JSON-RPC, where `wanted` was due.
-    NotJsonrpc { status: Option<u16>, content_type: Option<String>, wanted: String },
+    /// `method` names the call when a result was due: one operation that fails is not another's
+    /// failure, while one wrong error where errors are due is one mapping whichever method.
+    RpcError { code: Option<i64>, message: Option<String>, wanted_error: bool, method: Option<String> },
+    /// A JSON-RPC call got an answer that is not JSON-RPC, where `wanted` was due. `method` names
+    /// the call when a result was due: one operation that crashes is not another's crash, while
+    /// errors answered as HTTP pages are one error path whichever method took them.
+    NotJsonrpc { status: Option<u16>, content_type: Option<String>, wanted: String, method: Option<String> },
     /// A result the proto wraps (`SendMessageResponse`: `{"task": …}` or `{"message": …}`)
     /// answered bare, without either member: every check that reads the wrapper fails on it.
     Bare,
     /// The error `code` (any error, when the check accepts several) was due from `method` and did
     /// not come: a result, a stream or another error came instead. `method` is `None` for errors
     /// decided before any method runs (the version header, the envelope).
-    ErrorDue { code: Option<i64>, method: Option<String> },
+    /// `wrong` tells an error with another code from a request served (a result, a stream, the
+    /// lookup of the probe's missing task): a wrong mapping and a check not made are two stories.
+    ErrorDue { code: Option<i64>, method: Option<String>, wrong: bool },
     /// A field the answers lack.
     Missing { pointer: String },
     /// The same value at the same place where another was expected.
@@ -43,12 +49,22 @@ pub enum Fingerprint {
     /// seen in the exchanges of `check`; every finding also has its own check's: the catch-all
     /// then tells nothing the finding does not.
     Origin { check: String },
+    /// Error `code` answered where one of JSON-RPC's envelope errors (-32700, -32600, -32601) is
+    /// due, whichever: an agent's one way of refusing what it cannot parse.
+    EnvelopeAnswered { code: Option<i64> },
+    /// A catch-all whose first instance was seen in the exchanges of `check`, which waits on a
+    /// finding: seen there because of it. Only catch-alls link this way; a check's own failure
+    /// is no instance of the finding it waits on.
+    Waited { check: String },
+
     /// The same words of the kit's for a finding that has no place to point at (the order of a
     /// stream's events, say).
     Said { message: String },
-    /// The error `code` due and not returned, by whichever methods: links findings the precise
-    /// [`Fingerprint::ErrorDue`] told apart by method.
-    DueAnywhere { code: Option<i64> },
+    /// The error `code` due and not returned by any method of one `family` (the message methods,
+    /// the task methods, the push-config methods): links findings the precise
+    /// [`Fingerprint::ErrorDue`] told apart by method. Another family is another handler: an
+    /// unknown task looked up by no push-config method is not a message's task id ignored.
+    DueAnywhere { code: Option<i64>, family: &'static str },
     /// Findings about the details of one error answer (its code and message): checks that each
     /// want something else of the same `data` (an array, `@type`, an ErrorInfo) read one thing the
     /// agent does; which error came is another story ([`Fingerprint::RpcError`]).
@@ -68,9 +84,12 @@ impl Fingerprint {
         let blank = |s: &String| volatile_blanked(s);
         // Only the agent's free text is blanked: codes and statuses are the story.
         let blanked = match self {
-            Fingerprint::RpcError { code, message, wanted_error } => {
-                Fingerprint::RpcError { code: *code, message: message.as_ref().map(blank), wanted_error: *wanted_error }
-            }
+            Fingerprint::RpcError { code, message, wanted_error, method } => Fingerprint::RpcError {
+                code: *code,
+                message: message.as_ref().map(blank),
+                wanted_error: *wanted_error,
+                method: method.clone(),
+            },
             Fingerprint::NotJsonrpc { .. }
             | Fingerprint::Bare
             | Fingerprint::ErrorDue { .. }
@@ -94,7 +113,11 @@ impl Fingerprint {
             Fingerprint::ErrorDetails { code, message } => {
                 Fingerprint::ErrorDetails { code: *code, message: message.as_ref().map(blank) }
             }
-            Fingerprint::Ignored { .. } | Fingerprint::Origin { .. } | Fingerprint::Member { .. } => self.clone(),
+            Fingerprint::Ignored { .. }
+            | Fingerprint::Origin { .. }
+            | Fingerprint::Waited { .. }
+            | Fingerprint::EnvelopeAnswered { .. }
+            | Fingerprint::Member { .. } => self.clone(),
             Fingerprint::Alone => return None,
         };
         Some(blanked.to_string())
@@ -105,23 +128,33 @@ impl Fingerprint {
 impl fmt::Display for Fingerprint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Fingerprint::RpcError { code, message, wanted_error } => {
+            Fingerprint::RpcError { code, message, wanted_error, method } => {
                 write!(f, "JSON-RPC error {}", code_words(*code, message.as_deref()))?;
-                f.write_str(if *wanted_error { " where another error is due" } else { " where a result is due" })
+                f.write_str(if *wanted_error { " where another error is due" } else { " where a result is due" })?;
+                match method {
+                    Some(m) => write!(f, " from {m}"),
+                    None => Ok(()),
+                }
             }
-            Fingerprint::NotJsonrpc { status, content_type, wanted } => {
-                write!(f, "{} where {wanted} is due", http_words(*status, content_type.as_deref()))
+            Fingerprint::NotJsonrpc { status, content_type, wanted, method } => {
+                write!(f, "{} where {wanted} is due", http_words(*status, content_type.as_deref()))?;
+                match method {
+                    Some(m) => write!(f, " from {m}"),
+                    None => Ok(()),
+                }
             }
             Fingerprint::Bare => f.write_str("a bare result where {\"task\": …} or {\"message\": …} is due"),
-            Fingerprint::ErrorDue { code, method } => {
+            Fingerprint::ErrorDue { code, method, wrong } => {
                 let error = code.map_or_else(|| "an error".to_owned(), described);
                 match method {
                     Some(m) => write!(f, "{error} due from {m}, not returned"),
                     None => write!(f, "{error} due, not returned"),
-                }
+                }?;
+                f.write_str(if *wrong { ": another error came" } else { ": the request was served" })
             }
-            Fingerprint::DueAnywhere { code } => {
-                write!(f, "{} due, not returned", code.map_or_else(|| "an error".to_owned(), described))
+            Fingerprint::DueAnywhere { code, family } => {
+                let error = code.map_or_else(|| "an error".to_owned(), described);
+                write!(f, "{error} due from the {family} methods, not returned")
             }
             Fingerprint::Seen { name, actual } => write!(f, "{name} is {actual}"),
             Fingerprint::Missing { pointer } => write!(f, "{} is missing", place(pointer)),
@@ -138,6 +171,10 @@ impl fmt::Display for Fingerprint {
                 }
             }
             Fingerprint::Origin { check } => write!(f, "seen first in {check}"),
+            Fingerprint::EnvelopeAnswered { code } => {
+                write!(f, "JSON-RPC error {} where an envelope error is due", code_words(*code, None))
+            }
+            Fingerprint::Waited { check } => write!(f, "seen first in {check}, which waits on it"),
             Fingerprint::Said { message } => f.write_str(message),
             Fingerprint::ErrorDetails { code, message } => {
                 write!(f, "the details of JSON-RPC error {}", code_words(*code, message.as_deref()))
@@ -155,6 +192,7 @@ impl Fingerprint {
     pub fn tier(&self) -> u8 {
         match self {
             Fingerprint::Origin { .. }
+            | Fingerprint::Waited { .. }
             | Fingerprint::Said { .. }
             | Fingerprint::DueAnywhere { .. }
             | Fingerprint::ErrorDetails { .. } => 1,
@@ -186,6 +224,38 @@ pub fn http_words(status: Option<u16>, content_type: Option<&str>) -> String {
 
 fn place(pointer: &str) -> &str {
     if pointer.is_empty() { "(root)" } else { pointer }
+}
+
+/// Whether two findings of one check over two bindings fail for one reason: their fingerprints
+/// are of one kind about one thing (the same error code, the same member, the same HTTP status),
+/// whatever words each binding's answer has, or they share a precise reading.
+pub fn same_story(a: &CheckResult, b: &CheckResult) -> bool {
+    fn class(p: &Fingerprint) -> String {
+        match p {
+            Fingerprint::RpcError { code, wanted_error, .. } => format!("rpc {code:?} {wanted_error}"),
+            Fingerprint::WrongError { code, .. } => format!("rpc {code:?} true"),
+            Fingerprint::ErrorDue { code, .. } | Fingerprint::DueAnywhere { code, .. } => format!("due {code:?}"),
+            Fingerprint::NotJsonrpc { status, .. } => format!("http {status:?}"),
+            Fingerprint::Value { pointer, .. } | Fingerprint::Missing { pointer } => {
+                format!("at {}", member_name(pointer).unwrap_or(pointer))
+            }
+            Fingerprint::Seen { name, .. } | Fingerprint::Member { name } => format!("at {name}"),
+            Fingerprint::Alone => "alone".to_owned(),
+            other => other.key().unwrap_or_default(),
+        }
+    }
+    let (pa, pb) = (fingerprint(a), fingerprint(b));
+    if pa != Fingerprint::Alone && class(&pa) == class(&pb) {
+        return true;
+    }
+    let precise = |r: &CheckResult| -> Vec<String> {
+        candidates(r).into_iter().filter(|p| p.tier() == 0).filter_map(|p| p.key()).collect()
+    };
+    let kb = precise(b);
+    // Two failures of their own are one story when the kit said the same of both.
+    let said = |r: &CheckResult| r.failure.as_ref().map(|f| digits_blanked(f.message.lines().next().unwrap_or("")));
+    precise(a).iter().any(|k| kb.contains(k))
+        || (pa == Fingerprint::Alone && pb == Fingerprint::Alone && said(a) == said(b))
 }
 
 /// Whether a result is a finding: it failed, warned or could not be decided, or a MAY (or a check
@@ -243,11 +313,16 @@ pub fn fingerprint(r: &CheckResult) -> Fingerprint {
         // (an error without an ErrorInfo is not a wrong error).
         let about_error = matches!(pointer, Some("/error" | "/error/code"))
             || (pointer.is_none() && f.expected.is_none() && f.actual.is_none());
-        if reply.kind == ReplyKind::Error && about_error {
+        // TaskNotFoundError to a probe about a task that does not exist is the answer of a
+        // request that was served: the story is the refusal that did not come, not the error.
+        let served = reply.code == Some(TASK_NOT_FOUND) && pointer == Some("/error/code");
+        if reply.kind == ReplyKind::Error && about_error && !served {
+            let wanted_error = pointer == Some("/error/code");
             return Fingerprint::RpcError {
                 code: reply.code,
                 message: reply.message.clone(),
-                wanted_error: pointer == Some("/error/code"),
+                wanted_error,
+                method: reply.method.clone().filter(|_| !wanted_error),
             };
         }
         // Not JSON-RPC is the story when the failure is about the kind of answer (no place in
@@ -255,10 +330,13 @@ pub fn fingerprint(r: &CheckResult) -> Fingerprint {
         let about_kind = pointer.is_none()
             || f.expected.as_deref().is_some_and(|e| [WANTED_ERROR, WANTED_RESULT, WANTED_STREAM].contains(&e));
         if reply.kind == ReplyKind::NotJsonrpc && about_kind {
+            let wanted = f.expected.clone().unwrap_or_else(|| "a JSON-RPC answer".to_owned());
+            let method = reply.method.clone().filter(|_| wanted != WANTED_ERROR);
             return Fingerprint::NotJsonrpc {
                 status: exchange.and_then(|e| e.status),
                 content_type: exchange.and_then(content_type),
-                wanted: f.expected.clone().unwrap_or_else(|| "a JSON-RPC answer".to_owned()),
+                wanted,
+                method,
             };
         }
     }
@@ -300,17 +378,20 @@ pub fn candidates(r: &CheckResult) -> Vec<Fingerprint> {
             all.extend(wrong_error(r));
             all.extend(error_due(r));
         }
-        Fingerprint::ErrorDue { code, method } => {
+        Fingerprint::ErrorDue { code, method, .. } => {
             all.extend(wrong_error(r));
-            // A result where one error is due, whichever method answered it: one story across
-            // methods (an unknown task looked up nowhere), linked after the precise readings.
-            if method.is_some() && code.is_some() {
-                all.push(Fingerprint::DueAnywhere { code: *code });
+            // A result where one error is due, whichever method of one handler answered it: one
+            // story across those methods, linked after the precise readings.
+            if let (Some(_), Some(m)) = (code, method) {
+                all.push(Fingerprint::DueAnywhere { code: *code, family: family(m) });
             }
         }
         Fingerprint::Value { pointer, actual, .. } => {
-            if let Some(name) = member_name(pointer) {
-                all.push(Fingerprint::Seen { name: name.to_owned(), actual: actual.clone() });
+            // A catch-all lists its instances: the value of the first is what it saw.
+            let actual = instance_value(actual).unwrap_or_else(|| actual.clone());
+            // Without a member's name (an event at `/0`), the place itself names what was seen.
+            if let Some(name) = member_name(pointer).or((!pointer.is_empty()).then_some(pointer.as_str())) {
+                all.push(Fingerprint::Seen { name: name.to_owned(), actual });
             }
         }
         Fingerprint::Alone => {
@@ -323,9 +404,14 @@ pub fn candidates(r: &CheckResult) -> Vec<Fingerprint> {
         _ => {}
     }
     all.extend(error_details(r));
-    let plain = plain_id(&r.id).to_owned();
-    let seen = first_seen_in(r).filter(|_| !OWN_STORY.contains(&plain.as_str()));
-    all.push(Fingerprint::Origin { check: seen.unwrap_or(plain) });
+    // The check's own id, binding and all: a check failing over HTTP+JSON for another reason than
+    // over JSON-RPC is another story ([`same_story`] links the twins that are one).
+    let own = r.id.clone();
+    let seen = first_seen_in(r).filter(|_| !OWN_STORY.contains(&plain_id(&r.id)));
+    if let Some(check) = &seen {
+        all.push(Fingerprint::Waited { check: check.clone() });
+    }
+    all.push(Fingerprint::Origin { check: seen.unwrap_or(own) });
     // The envelope's members (a result where an error is due, an error's code) are where every
     // answer of the wrong kind is: they name no member of the data model two findings could share.
     if let Some(pointer) = r.failure.as_ref().and_then(|f| f.pointer.as_deref())
@@ -338,9 +424,10 @@ pub fn candidates(r: &CheckResult) -> Vec<Fingerprint> {
 }
 
 /// Catch-alls that judge what no other check judges on the exchanges they read (an HTTP+JSON
-/// error's status: REST-ERR-002's probe aside, which it defers to), so that the check whose
-/// exchange showed the first instance failed, if it did, for another reason.
-const OWN_STORY: &[&str] = &["KIT-ERR-022"];
+/// error's status: REST-ERR-002's probe aside, which it defers to; the form of every JSON-RPC
+/// error's `data`), so that the check whose exchange showed the first instance failed, if it did,
+/// for another reason: which error came is not what its details look like.
+const OWN_STORY: &[&str] = &["KIT-ERR-022", "KIT-ERR-020"];
 
 /// [`Fingerprint::ErrorDetails`] of a finding about an error's `data` (a pointer into it, or a
 /// failure that names `error.data`).
@@ -369,7 +456,7 @@ fn first_seen_in(r: &CheckResult) -> Option<String> {
     let first = f.actual.as_deref()?.lines().next()?;
     let (check, _) = first.split_once(" / ")?;
     let check = check.trim();
-    (!check.is_empty() && !check.contains(' ')).then(|| plain_id(check).to_owned())
+    (!check.is_empty() && !check.contains(' ')).then(|| check.to_owned())
 }
 
 /// [`Fingerprint::WrongError`]s of a finding that got an error where another was due: the code
@@ -383,9 +470,21 @@ fn wrong_error(r: &CheckResult) -> Vec<Fingerprint> {
     if due.is_some() && due != reply.code {
         out.push(Fingerprint::WrongError { code: reply.code, due, stem: None });
     }
-    out.push(Fingerprint::WrongError { code: reply.code, due: None, stem });
+    if due.is_some_and(|d| ENVELOPE.contains(&d)) && due != reply.code {
+        out.push(Fingerprint::EnvelopeAnswered { code: reply.code });
+    }
+    // One wrong mapping, whatever was due, is not what a served lookup of a missing task says.
+    if reply.code != Some(TASK_NOT_FOUND) {
+        out.push(Fingerprint::WrongError { code: reply.code, due: None, stem });
+    }
     out
 }
+
+/// JSON-RPC's errors about the request itself: parse error, invalid request, method not found.
+const ENVELOPE: [i64; 3] = [-32700, -32600, -32601];
+
+/// TaskNotFoundError: what a probe about a task that does not exist gets when it is served.
+const TASK_NOT_FOUND: i64 = -32001;
 
 /// `text` with every SCREAMING_SNAKE_CASE word (an enum value the agent names: a task's state)
 /// replaced by `#`: the same mapping said of tasks in different states is one story.
@@ -462,6 +561,31 @@ fn answered(body: &str) -> Option<serde_json::Value> {
     if v.get("jsonrpc").is_some() { v.get("result").cloned() } else { Some(v) }
 }
 
+/// The methods that share a handler in an agent, by what they act on.
+fn family(method: &str) -> &'static str {
+    match method {
+        "SendMessage" | "SendStreamingMessage" => "message",
+        m if m.contains("PushNotificationConfig") => "push-config",
+        "GetExtendedAgentCard" => "card",
+        _ => "task",
+    }
+}
+
+/// The value a catch-all's first instance names (`CHECK / step: Schema at /role: "agent" is not
+/// valid …` → `"agent"`), when it is a JSON scalar.
+fn instance_value(actual: &str) -> Option<String> {
+    let first = actual.lines().next()?;
+    let (_, rest) = first.split_once(" / ")?;
+    let (_, value) = rest.split_once(": ")?.1.split_once(": ")?;
+    let end = [" is not ", " does not ", " is a disallowed", " is less", " is greater", " is longer", " is shorter"]
+        .iter()
+        .filter_map(|m| value.find(m))
+        .min()?;
+    let value = &value[..end];
+    let scalar = serde_json::from_str::<serde_json::Value>(value).ok().filter(|v| !v.is_array() && !v.is_object())?;
+    Some(scalar.to_string())
+}
+
 /// The last named member of a pointer (`/tasks/0/history` → `history`).
 fn member_name(pointer: &str) -> Option<&str> {
     pointer.rsplit('/').find(|s| !s.is_empty() && !s.bytes().all(|b| b.is_ascii_digit()))
@@ -493,7 +617,8 @@ fn error_due(r: &CheckResult) -> Option<Fingerprint> {
         "SendStreamingMessage" => "SendMessage".to_owned(),
         other => other.to_owned(),
     });
-    Some(Fingerprint::ErrorDue { code, method })
+    let wrong = reply.kind == ReplyKind::Error && reply.code != Some(TASK_NOT_FOUND);
+    Some(Fingerprint::ErrorDue { code, method, wrong })
 }
 
 /// The one JSON-RPC error code (`-32xxx`) a description names, when it names exactly one.
@@ -616,7 +741,7 @@ mod tests {
         // An error where a result was due is another story.
         let instead = Failure { pointer: Some("/error".into()), expected: Some("a result".into()), ..wrong("") };
         let c = fingerprint(&finding(instead, reply()));
-        assert_eq!(c.to_string(), "JSON-RPC error -32000 'Server error' where a result is due");
+        assert_eq!(c.to_string(), "JSON-RPC error -32000 'Server error' where a result is due from GetTask");
     }
 
     #[test]
@@ -636,7 +761,8 @@ mod tests {
             Fingerprint::NotJsonrpc {
                 status: Some(500),
                 content_type: Some("text/plain".into()),
-                wanted: WANTED_ERROR.into()
+                wanted: WANTED_ERROR.into(),
+                method: None,
             }
         );
         assert_eq!(failing_reply(&r).and_then(|x| x.method.as_deref()), Some("SendMessage"));
@@ -690,12 +816,17 @@ mod tests {
             code: Some(-32004),
             message: Some(format!("task {id} is in terminal state")),
             wanted_error: true,
+            method: None,
         };
         let (u, v) = (uuid("431b7e06-3db1-4e0d-a42f-d3c27372d421"), uuid("f8a19c2c-48d2-4302-b3df-85fc565d87cf"));
         assert_eq!(u.key(), v.key());
         assert!(u.key().unwrap().contains("'task # is in terminal state'"), "{:?}", u.key());
-        let code =
-            Fingerprint::RpcError { code: Some(-32001), message: Some("Task not found".into()), wanted_error: true };
+        let code = Fingerprint::RpcError {
+            code: Some(-32001),
+            message: Some("Task not found".into()),
+            wanted_error: true,
+            method: None,
+        };
         assert!(code.key().unwrap().contains("-32001 'Task not found'"));
         assert_eq!(Fingerprint::Alone.key(), None);
     }

@@ -1,7 +1,8 @@
-//! A root cause in one line of plain words: what the agent did, where it matters, and how many
-//! checks it decides ("Errors are answered with code -32000 'Server error' (31 checks)", "SendMessage
-//! fails: HTTP 500 text/plain (16 checks wait on it)"). A result that carries its own `headline`, or
-//! a diagnosis that explains the root, says it better than the kit's reading of the fingerprint.
+//! A root cause as a title a person would write: one line of plain words saying what the agent
+//! does wrong ("A2A-Version is never checked: a version the agent does not support is served"),
+//! the keyword sentence's place ("§3.6.2 MUST") and how many checks it decides; then one line of
+//! evidence (what one exchange showed). A result that carries its own `headline`, or a diagnosis
+//! that explains the root, says it better than the kit's reading of the fingerprint.
 
 use super::diagnosis::DIAGNOSES;
 use super::errors::described;
@@ -12,21 +13,65 @@ use super::text::truncate;
 /// Longest value (an expected or actual JSON, an error message) quoted inside a headline; the
 /// finding below it gives the whole.
 const MAX_VALUE: usize = 60;
-/// Longest error message quoted inside a headline: an agent's message says what it meant, and
-/// its end (the state it saw) is often the point.
-const MAX_MESSAGE: usize = 160;
 
-/// The headline of the cause whose findings are `members` (the root first) and that leaves
-/// `waiting` undecided; `print` is the root's fingerprint.
-pub fn of(members: &[&CheckResult], waiting: &[&CheckResult], print: &Fingerprint) -> String {
+/// A cause as a reader takes it in: a one-line title in plain words (what the agent does wrong,
+/// the keyword and section that make it wrong, how many checks it decides) and one line of
+/// evidence (what one exchange showed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Told {
+    pub title: String,
+    pub evidence: Option<String>,
+}
+
+/// Longest title before the counts: a title that runs longer is cut, its whole said below.
+const MAX_TITLE: usize = 110;
+/// Longest evidence line.
+const MAX_EVIDENCE: usize = 200;
+
+/// The title and evidence of the cause whose findings are `members` (the root first) and that
+/// leaves `waiting` undecided; `print` is the root's fingerprint.
+pub fn of(members: &[&CheckResult], waiting: &[&CheckResult], print: &Fingerprint) -> Told {
     let is_diagnosis = |r: &CheckResult| DIAGNOSES.iter().any(|(d, _)| *d == r.id);
-    let told = members.iter().find_map(|r| r.headline.clone()).or_else(|| {
-        members.iter().find(|r| is_diagnosis(r)).and_then(|r| r.failure.as_ref()).map(|f| first_line(&f.message))
-    });
     let decided: Vec<&CheckResult> = members.iter().copied().filter(|r| !is_diagnosis(r)).collect();
     let decided = if decided.is_empty() { members.to_vec() } else { decided };
-    let words = told.unwrap_or_else(|| kit_words(&decided, print));
-    format!("{}{}", capitalized(&words), counts(decided.len(), waiting.len()))
+    let own = members.iter().find_map(|r| r.headline.clone()).map(|h| (h, None));
+    // A diagnosis says in its first clause what the agent does; the rest is how it was found.
+    let diagnosed = || {
+        let message = members.iter().find(|r| is_diagnosis(r)).and_then(|r| r.failure.as_ref())?;
+        let line = first_line(&message.message);
+        Some(match line.split_once(": ") {
+            Some((what, why)) => (what.to_owned(), Some(why.split(". ").next().unwrap_or(why).to_owned())),
+            None => (line, None),
+        })
+    };
+    let (words, evidence) = own.or_else(diagnosed).unwrap_or_else(|| kit_words(&decided, print));
+    let evidence = evidence.or_else(|| root_evidence(decided[0])).map(|e| truncate(&e, MAX_EVIDENCE));
+    let keyword = keyword_place(decided[0]).filter(|k| !words.contains(k.as_str()));
+    let title = format!(
+        "{}{}{}",
+        truncate(&capitalized(&words), MAX_TITLE),
+        keyword.map(|k| format!(" ({k})")).unwrap_or_default(),
+        counts(decided.len(), waiting.len())
+    );
+    let evidence = evidence.filter(|e| !e.is_empty() && !title.contains(e.as_str()));
+    Told { title, evidence }
+}
+
+/// `§3.6.2 MUST`: the keyword of the sentence that decides the root, and where it stands.
+fn keyword_place(root: &CheckResult) -> Option<String> {
+    let quote = super::fix_first::deciding(&root.spec, root.level)?;
+    let words = ["MUST NOT", "MUST", "REQUIRED", "SHALL", "SHOULD NOT", "SHOULD", "RECOMMENDED", "MAY", "OPTIONAL"];
+    let keyword = words.iter().find(|w| quote.text.contains(*w))?;
+    let place = quote.place();
+    let place = place.strip_prefix("A2A 1.0 ").unwrap_or(&place);
+    Some(format!("{place} {keyword}"))
+}
+
+/// What the root's failing exchange showed, in the kit's words: the first line of its failure.
+fn root_evidence(root: &CheckResult) -> Option<String> {
+    let f = root.failure.as_ref()?;
+    let line = first_line(&f.message);
+    (!line.is_empty()).then(|| format!("{}: {line}", root.id))
 }
 
 /// How many checks the cause decides, after the words: nothing for a finding alone.
@@ -41,37 +86,62 @@ fn counts(findings: usize, waiting: usize) -> String {
     }
 }
 
-/// The kit's words for a fingerprint.
-fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
+/// A check's title as a requirement the agent does not meet.
+fn not_met(root: &CheckResult) -> String {
+    if root.title.is_empty() { format!("{} is not met", root.id) } else { format!("Not met: {}", root.title) }
+}
+
+/// `name` quoted for a title, with its value when the value is short enough to read at a glance.
+fn member_seen(name: &str, actual: &str) -> String {
+    if actual.len() <= 24 && !actual.starts_with(['[', '{']) {
+        format!("`{name}` is {actual}")
+    } else {
+        format!("`{name}` is wrong")
+    }
+}
+
+/// The kit's words for a fingerprint: the title, and the evidence when the fingerprint holds it.
+fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> (String, Option<String>) {
     let root = members[0];
     let one = members.len() == 1;
     let method = method_of(members);
     let expected = root.failure.as_ref().and_then(|f| f.expected.as_deref()).unwrap_or("another value");
+    let short_message = |m: &str| truncate(m, 48);
     match print {
-        Fingerprint::RpcError { code, message, wanted_error: true } => {
-            let error = code_words(*code, message.as_deref().map(|m| truncate(m, MAX_MESSAGE)).as_deref());
+        Fingerprint::RpcError { code, message, wanted_error: true, .. } => {
+            let error = code_words(*code, message.as_deref().map(short_message).as_deref());
             match (one, method) {
-                (false, _) => match due_codes(members) {
-                    Some(due) => format!("Errors are answered with code {error} where {due}"),
-                    None => format!("Errors are answered with code {error}"),
-                },
-                (true, Some(m)) => format!("{m} answers error {error} where {} is due", truncate(expected, MAX_VALUE)),
-                (true, None) => {
-                    format!("An error is answered with code {error} where {} is due", truncate(expected, MAX_VALUE))
-                }
+                (false, _) => (
+                    format!("Errors carry the wrong code: {} where other errors are due", code_words(*code, None)),
+                    Some(match due_codes(members) {
+                        Some(due) => format!("{error} where {due}"),
+                        None => error,
+                    }),
+                ),
+                (true, Some(m)) => (
+                    format!(
+                        "{m} answers the wrong error: {} where {} is due",
+                        code_words(*code, None),
+                        due_name(expected)
+                    ),
+                    Some(error),
+                ),
+                (true, None) => (
+                    format!("The wrong error: {} where {} is due", code_words(*code, None), due_name(expected)),
+                    Some(error),
+                ),
             }
         }
-        Fingerprint::RpcError { code, message, wanted_error: false } => {
-            let error = code_words(*code, message.as_deref().map(|m| truncate(m, MAX_MESSAGE)).as_deref());
-            match (one, method) {
-                (_, Some(m)) => format!("{m} fails: JSON-RPC error {error}"),
-                (true, None) => format!("A call fails: JSON-RPC error {error}"),
-                (false, None) => format!("Calls fail with JSON-RPC error {error}"),
+        Fingerprint::RpcError { code, message, wanted_error: false, .. } => {
+            let error = code_words(*code, message.as_deref().map(short_message).as_deref());
+            match method {
+                Some(m) => (format!("{m} fails with JSON-RPC error {}", code_words(*code, None)), Some(error)),
+                None => (format!("Calls fail with JSON-RPC error {}", code_words(*code, None)), Some(error)),
             }
         }
-        Fingerprint::NotJsonrpc { status, content_type, wanted } => {
+        Fingerprint::NotJsonrpc { status, content_type, wanted, .. } => {
             let http = http_words(*status, content_type.as_deref());
-            match (wanted.as_str(), one, method) {
+            let words = match (wanted.as_str(), one, method) {
                 (WANTED_ERROR, false, _) => format!("Errors are answered {http}, not as JSON-RPC errors"),
                 (WANTED_ERROR, true, Some(m)) => format!("{m} answers {http} where a JSON-RPC error is due"),
                 (WANTED_ERROR, true, None) => format!("An error is answered {http}, not as a JSON-RPC error"),
@@ -82,96 +152,120 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> String {
                 (WANTED_STREAM, _, None) => format!("Streams are answered {http}, not as SSE"),
                 (other, _, Some(m)) => format!("{m} answers {http} where {} is due", truncate(other, MAX_VALUE)),
                 (other, _, None) => format!("Calls are answered {http} where {} is due", truncate(other, MAX_VALUE)),
-            }
+            };
+            (words, None)
         }
-        Fingerprint::Bare => format!(
-            "{} answers a bare Task or Message where {{\"task\": …}} or {{\"message\": …}} is due (SendMessageResponse, §10.4.1)",
-            method.unwrap_or("SendMessage")
+        Fingerprint::Bare => (
+            format!(
+                "{} answers a bare Task or Message, not a SendMessageResponse ({{\"task\": …}} or {{\"message\": …}})",
+                method.unwrap_or("SendMessage")
+            ),
+            None,
         ),
-        Fingerprint::ErrorDue { code, .. } | Fingerprint::DueAnywhere { code } => {
+        Fingerprint::ErrorDue { code, .. } | Fingerprint::DueAnywhere { code, .. } => {
             let error = code.map_or_else(|| "an error".to_owned(), described);
             let methods = methods_of(members);
-            let (subject, verb, pronoun) = match methods.as_slice() {
-                [] => ("The agent".to_owned(), "does", "it"),
-                [m] => ((*m).to_owned(), "does", "it"),
-                [a, b] => (format!("{a} and {b}"), "do", "they"),
-                [a, b, c] => (format!("{a}, {b} and {c}"), "do", "they"),
-                _ => ("Calls".to_owned(), "do", "they"),
+            let (subject, verb) = match methods.as_slice() {
+                [] => ("The agent".to_owned(), "does"),
+                [m] => ((*m).to_owned(), "does"),
+                [a, b] => (format!("{a} and {b}"), "do"),
+                [a, b, c] => (format!("{a}, {b} and {c}"), "do"),
+                _ => ("Calls".to_owned(), "do"),
             };
-            let answers = if pronoun == "it" { "answers" } else { "answer" };
-            format!("{subject} {verb} not return {error} where it is due: {pronoun} {answers} {}", what_came(members))
+            let came = what_came(members);
+            // One kind of answer is told by the root's own words; several, by their list.
+            let evidence = if came.contains(" or ") { Some(format!("answered {came}")) } else { None };
+            (format!("{subject} {verb} not return {error} where it is due"), evidence)
         }
         Fingerprint::Seen { name, actual } => {
-            let seen = match serde_json::from_str::<serde_json::Value>(actual) {
-                Ok(serde_json::Value::Array(a)) => {
-                    format!("holds {} entr{}", a.len(), if a.len() == 1 { "y" } else { "ies" })
-                }
-                _ => format!("is {}", truncate(actual, MAX_VALUE)),
-            };
-            let mut titles: Vec<&str> = members.iter().map(|r| r.title.as_str()).filter(|t| !t.is_empty()).collect();
-            let more = titles.len() > 3;
-            titles.truncate(3);
-            let titles = format!("{}{}", titles.join("; "), if more { "; …" } else { "" });
-            if titles.is_empty() {
-                format!("`{name}` {seen}")
-            } else {
-                format!("`{name}` {seen}, which these checks do not accept: {titles}")
-            }
+            let requirement = if root.title.is_empty() { root.id.as_str() } else { root.title.as_str() };
+            (format!("{}: {requirement} does not hold", member_seen(name, actual)), None)
         }
-        Fingerprint::Missing { pointer } => match (one, method) {
-            (true, Some(m)) => format!("{m}'s answer lacks {}", place(pointer)),
-            (false, Some(m)) => format!("{m}'s answers lack {}", place(pointer)),
-            (true, None) => format!("The answer lacks {}", place(pointer)),
-            (false, None) => format!("Answers lack {}", place(pointer)),
-        },
-        // One wrong value is told best by the check's own words, which say what the value means.
-        Fingerprint::Value { .. } if one && root.failure.as_ref().is_some_and(|f| !f.message.is_empty()) => {
-            let m = root.failure.as_ref().map(|f| first_line(&f.message)).unwrap_or_default();
-            if root.title.is_empty() { m } else { format!("{}: {m}", root.title) }
+        Fingerprint::Missing { pointer } => {
+            let name = member_name(pointer);
+            let words = match (one, method) {
+                (true, Some(m)) => format!("{m}'s answer lacks `{name}`"),
+                (false, Some(m)) => format!("{m}'s answers lack `{name}`"),
+                (true, None) => format!("The answer lacks `{name}`"),
+                (false, None) => format!("Answers lack `{name}`"),
+            };
+            (words, None)
         }
         Fingerprint::Value { pointer, expected, actual } => {
-            let (e, a) = (truncate(expected, MAX_VALUE), truncate(actual, MAX_VALUE));
-            match (one, method) {
-                (true, Some(m)) => format!("{m}'s answer has {a} at {} where {e} is due", place(pointer)),
-                (false, Some(m)) => format!("{m}'s answers have {a} at {} where {e} is due", place(pointer)),
-                (true, None) => format!("The answer has {a} at {} where {e} is due", place(pointer)),
-                (false, None) => format!("Answers have {a} at {} where {e} is due", place(pointer)),
+            let name = member_name(pointer);
+            let evidence = format!(
+                "{} at {} where {} is due",
+                truncate(actual, MAX_VALUE),
+                place(pointer),
+                truncate(expected, MAX_VALUE)
+            );
+            if one {
+                return (not_met(root), None);
             }
+            let words = match method {
+                Some(m) => format!("{m}'s answers have a wrong `{name}`"),
+                None => format!("Answers have a wrong `{name}`"),
+            };
+            (words, Some(evidence))
         }
-        Fingerprint::Undecided { message } => format!("Could not be decided: {}", first_line(message)),
-        Fingerprint::Ignored { what } => match what.as_str() {
-            "message.taskId" => "message.taskId is ignored: a message that names a task is answered with another \
-                                 task (§3.4.2: it MUST reference an existing task)"
-                .to_owned(),
-            "message.contextId" => "message.contextId is ignored: the answer is in another context than the one \
-                                    the message names (§3.4.3)"
-                .to_owned(),
-            _ => "A2A-Version is never checked: a version the agent does not support is served (§3.6.2: MUST \
-                  return VersionNotSupportedError)"
-                .to_owned(),
-        },
+        Fingerprint::Undecided { message } => (
+            format!("Not decided: {}", if root.title.is_empty() { &root.id } else { &root.title }),
+            Some(first_line(message)),
+        ),
+        Fingerprint::Ignored { what } => {
+            let words = match what.as_str() {
+                "message.taskId" => {
+                    "message.taskId is ignored: a message that names a task is answered with another task"
+                }
+                "message.contextId" => {
+                    "message.contextId is ignored: the answer is in another context than the message names"
+                }
+                _ => "A2A-Version is never checked: a version the agent does not support is served",
+            };
+            (words.to_owned(), None)
+        }
         Fingerprint::WrongError { code, stem, .. } => {
-            let error = code_words(*code, stem.as_deref().map(|m| format!("{}…", truncate(m, MAX_MESSAGE))).as_deref());
-            match due_codes(members) {
-                Some(due) => format!("Errors are answered with code {error} where {due}"),
-                None => format!("Errors are answered with code {error} where another error is due"),
-            }
+            let error = code_words(*code, stem.as_deref().map(|m| format!("{}…", short_message(m))).as_deref());
+            (
+                format!("Errors carry the wrong code: {} where other errors are due", code_words(*code, None)),
+                Some(match due_codes(members) {
+                    Some(due) => format!("{error} where {due}"),
+                    None => error,
+                }),
+            )
         }
+        Fingerprint::EnvelopeAnswered { code } => (
+            format!(
+                "Malformed requests are answered {} instead of JSON-RPC's envelope errors",
+                code_words(*code, None)
+            ),
+            due_codes(members).map(|due| format!("{} where {due}", code_words(*code, None))),
+        ),
         // A link between findings tells nothing itself: the root's own reading does.
         Fingerprint::Origin { .. }
+        | Fingerprint::Waited { .. }
         | Fingerprint::Said { .. }
         | Fingerprint::Member { .. }
         | Fingerprint::ErrorDetails { .. } => match super::fingerprint::fingerprint(root) {
             own if own.links() || own == Fingerprint::Alone => kit_words(members, &Fingerprint::Alone),
             own => kit_words(members, &own),
         },
-        // A failure of its own is told in its own words, whole: they are the reason.
-        // The check's name says what was due, its message what the agent did instead.
-        Fingerprint::Alone => match root.failure.as_ref().map(|f| first_line(&f.message)) {
-            Some(m) if !m.is_empty() && !root.title.is_empty() => format!("{}: {m}", root.title),
-            Some(m) if !m.is_empty() => m,
-            _ => root.title.clone(),
-        },
+        // A failure of its own: the check's name says what was due, its message (the evidence)
+        // what the agent did instead.
+        Fingerprint::Alone => (not_met(root), None),
+    }
+}
+
+/// The name of a member a pointer ends at (`/tasks/0/history` → `history`; the root → `(root)`).
+fn member_name(pointer: &str) -> &str {
+    pointer.rsplit('/').find(|s| !s.is_empty() && !s.bytes().all(|b| b.is_ascii_digit())).unwrap_or("(root)")
+}
+
+/// The error a check's `expected` names, by its spec name when it is one code.
+fn due_name(expected: &str) -> String {
+    match expected.trim().parse::<i64>() {
+        Ok(code) => described(code),
+        Err(_) => truncate(expected, MAX_VALUE),
     }
 }
 
@@ -215,9 +309,7 @@ fn what_came(members: &[&CheckResult]) -> String {
         let what = match reply.kind {
             ReplyKind::Result => "a result".to_owned(),
             ReplyKind::Stream => "a stream of results".to_owned(),
-            ReplyKind::Error => {
-                code_words(reply.code, reply.message.as_deref().map(|m| truncate(m, MAX_MESSAGE)).as_deref())
-            }
+            ReplyKind::Error => code_words(reply.code, reply.message.as_deref().map(|m| truncate(m, 48)).as_deref()),
             ReplyKind::NotJsonrpc => "no JSON-RPC answer".to_owned(),
         };
         if !seen.contains(&what) {
@@ -279,11 +371,15 @@ mod tests {
         }
     }
 
-    fn headline(members: &[CheckResult], waiting: usize) -> String {
+    fn told(members: &[CheckResult], waiting: usize) -> Told {
         let refs: Vec<&CheckResult> = members.iter().collect();
         let skip = CheckResult::new(&CheckMeta::sample("D"), Outcome::Skip);
         let waiting: Vec<&CheckResult> = std::iter::repeat_n(&skip, waiting).collect();
         of(&refs, &waiting, &crate::report::fingerprint::fingerprint(&members[0]))
+    }
+
+    fn headline(members: &[CheckResult], waiting: usize) -> String {
+        told(members, waiting).title
     }
 
     #[test]
@@ -308,18 +404,35 @@ mod tests {
     }
 
     #[test]
-    fn a_failure_of_its_own_is_told_whole_in_its_words() {
+    fn a_failure_of_its_own_is_its_requirement_not_met_and_its_words_are_the_evidence() {
         let long = format!(
             "suite data: {}: Additional properties are not allowed ('expect_eror' was unexpected)",
             "/x".repeat(80)
         );
         let r = CheckResult {
             failure: Some(Failure { message: format!("{long}\nsecond line"), ..Failure::default() }),
+            title: "Streams end with a final event".into(),
             ..CheckResult::new(&CheckMeta::sample("X"), Outcome::Error)
         };
-        assert_eq!(headline(&[r], 0), format!("Could not be decided: {long}"));
-        let told =
+        let t = told(&[r], 0);
+        assert_eq!(t.title, "Not decided: Streams end with a final event");
+        // One line of evidence, cut to a line's length.
+        let evidence = t.evidence.unwrap();
+        assert!(evidence.starts_with("suite data: /x/x") && evidence.chars().count() <= MAX_EVIDENCE, "{evidence}");
+        let told_own =
             CheckResult { headline: Some("the agent speaks 0.3".into()), ..failed_call("A", None, WANTED_RESULT) };
-        assert_eq!(headline(&[told], 2), "The agent speaks 0.3 (2 checks wait on it)");
+        assert_eq!(headline(&[told_own], 2), "The agent speaks 0.3 (2 checks wait on it)");
+        // A title never runs past one line, however long what it names.
+        let wordy = CheckResult { title: "word ".repeat(60), ..with_failure("W", "it broke") };
+        let t = told(&[wordy], 0);
+        assert!(t.title.chars().count() <= MAX_TITLE + 1, "{}", t.title);
+        assert_eq!(t.evidence.as_deref(), Some("W: it broke"));
+    }
+
+    fn with_failure(id: &str, message: &str) -> CheckResult {
+        CheckResult {
+            failure: Some(Failure { message: message.into(), ..Failure::default() }),
+            ..CheckResult::new(&CheckMeta::sample(id), Outcome::Fail)
+        }
     }
 }

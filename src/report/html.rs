@@ -273,6 +273,9 @@ fn fix_first(out: &mut String, r: &Report) {
             anchor("cause", &c.id),
             esc(&c.headline)
         );
+        if let Some(e) = &c.evidence {
+            let _ = write!(out, "<div class=\"evidence\">{}</div>", esc(e));
+        }
         if let Some(q) = &item.sentence {
             let _ = write!(out, "<blockquote>{} <cite>{}</cite></blockquote>", esc(&q.text), esc(&q.place()));
         }
@@ -295,6 +298,9 @@ fn cause(out: &mut String, r: &Report, c: &Cause) {
         c.level.as_str().to_uppercase(),
         esc(&c.headline)
     );
+    if let Some(e) = &c.evidence {
+        let _ = writeln!(out, "<p class=\"evidence\">{}</p>", esc(e));
+    }
     let members: Vec<&CheckResult> = c.findings.iter().filter_map(|id| r.result(id)).map(|x| &x.result).collect();
     let waiting: Vec<&CheckResult> = c.waiting.iter().filter_map(|id| r.result(id)).map(|x| &x.result).collect();
     if let Some((root, same)) = members.split_first() {
@@ -589,7 +595,7 @@ a{color:var(--info)}.target{color:var(--muted);margin:.2rem 0;word-break:break-a
 .verdict span{font-size:.85rem;opacity:.85}.v-conformant{background:var(--pass)}.v-non_conformant{background:var(--fail)}.v-inconclusive{background:var(--error)}.v-usage_error{background:var(--skip)}
 .reasons{margin:.2rem 0 .8rem;padding-left:1.2rem}.graded{margin:.2rem 0;font-weight:500}
 .fix{padding-left:1.6rem;margin:.3rem 0}.fix li{margin:.35rem 0}.fix .lvl{font-size:.75rem;font-weight:600;border-radius:4px;padding:0 .35rem;color:#fff;background:var(--muted)}.fix .l-must{background:var(--fail)}.fix .l-should{background:var(--warn)}.fix blockquote{margin:.15rem 0 0;font-size:.85rem;color:var(--muted)}
-.cause{margin:1.2rem 0}.headline{font-size:1.05rem;margin:.4rem 0}.headline .lvl{color:var(--muted);font-size:.85rem}.members summary,.words summary{cursor:pointer;color:var(--muted)}
+.cause{margin:1.2rem 0}.evidence{color:var(--muted);font-family:var(--mono,monospace);font-size:.85rem;margin:.1rem 0 .3rem}.headline{font-size:1.05rem;margin:.4rem 0}.headline .lvl{color:var(--muted);font-size:.85rem}.members summary,.words summary{cursor:pointer;color:var(--muted)}
 .run{display:flex;flex-wrap:wrap;gap:.3rem 1.5rem;margin:.5rem 0}.run div{display:flex;gap:.4rem}.run dt{color:var(--muted)}.run dd{margin:0}
 .totals{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;padding:0}.totals li{border:1px solid var(--line);border-radius:6px;padding:.2rem .7rem}
 .totals li b{font-size:1.1rem}.notes{color:var(--muted)}

@@ -16,7 +16,7 @@ use super::model::{
 };
 
 /// Version of the report format; bump minor for additive changes, major for removals or renames.
-pub const SCHEMA_VERSION: &str = "1.5.0";
+pub const SCHEMA_VERSION: &str = "1.6.0";
 
 /// ACTS format version the report is a superset of.
 pub const ACTS_VERSION: &str = "1.0";

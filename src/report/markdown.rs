@@ -67,6 +67,9 @@ pub fn to_markdown(report: &Report) -> String {
         for (i, item) in items.iter().enumerate() {
             let c = item.cause;
             let _ = writeln!(out, "{}. **{}** {}", i + 1, c.level.as_str().to_uppercase(), cell(&c.headline));
+            if let Some(e) = &c.evidence {
+                let _ = writeln!(out, "   <br>{}", code(e));
+            }
             if let Some(q) = &item.sentence {
                 let _ = writeln!(out, "   > {}", cell(&quotes::quoted(q)));
             }
@@ -110,6 +113,9 @@ pub fn to_markdown(report: &Report) -> String {
         let _ = writeln!(out, "**Findings**: {}\n", report.summary.causes.statement());
         for c in causes.iter().take(MAX_FINDINGS) {
             let _ = writeln!(out, "- **{}** {}", c.level.as_str().to_uppercase(), cell(&c.headline));
+            if let Some(e) = &c.evidence {
+                let _ = writeln!(out, "  <br>{}", code(e));
+            }
             let Some(root) = report.result(&c.root) else {
                 continue;
             };

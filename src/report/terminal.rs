@@ -276,6 +276,11 @@ fn fix_first(out: &mut String, report: &Report, p: &Painter) {
         for (j, line) in wrap(&head, WIDTH - 2).into_iter().enumerate() {
             let _ = writeln!(out, "{}{line}", if j == 0 { "  " } else { "             " });
         }
+        if let Some(e) = &c.evidence {
+            for line in wrap(e, WIDTH - 13) {
+                let _ = writeln!(out, "             {line}");
+            }
+        }
         if let Some(q) = &item.sentence {
             for line in wrap(&quotes::quoted(q), WIDTH - 13) {
                 let _ = writeln!(out, "             {}", p.paint(DIM, &line));
@@ -295,6 +300,11 @@ fn cause(out: &mut String, report: &Report, c: &Cause, p: &Painter) {
     let head = format!("{} · {}", c.level.as_str().to_uppercase(), c.headline);
     for line in wrap(&head, WIDTH) {
         let _ = writeln!(out, "{}", p.paint(BOLD, &line));
+    }
+    if let Some(e) = &c.evidence {
+        for line in wrap(e, WIDTH) {
+            let _ = writeln!(out, "{line}");
+        }
     }
     let Some(root) = report.result(&c.root) else {
         return;
