@@ -286,7 +286,7 @@ fn the_html_page_is_self_contained_and_tells_every_story() {
     assert!(send.contains("3 check(s) depend on it and were not decided"), "{send}");
     // The three identical errors: one cause, its root in full, the other two folded under it.
     let told = &html[html.find("<section id=\"findings\">").unwrap()..];
-    let errors = between(told, "<p class=\"evidence\">the agent stopped answering</p>", "</section>");
+    let errors = between(told, "<p class=\"evidence\">the agent stopped answering", "</section>");
     assert!(errors.contains("2 more check(s) ended the same way"), "{errors}");
     assert!(errors.contains("<details class=\"members\"><summary>The 2 other finding(s) of this cause</summary>"));
     assert_eq!(errors.matches("<article class=\"finding o-error\"").count(), 3);
@@ -303,7 +303,8 @@ fn markdown_fits_a_pull_request_comment() {
     // A cause is its headline, then its root's finding.
     assert!(
         md.contains(&format!(
-            "- **MUST** Title of CORE-SEND-001: {SEND_MESSAGE} (3 checks wait on it)\n  **FAIL** `CORE-SEND-001` §3.1.1 MUST\n  {SEND_MESSAGE};"
+            "- **MUST** Not met: title of CORE-SEND-001 (§3.1.1 MUST) (3 checks wait on it)\n  <br>CORE-SEND-001: \
+             {SEND_MESSAGE}\n  **FAIL** `CORE-SEND-001` §3.1.1 MUST\n  {SEND_MESSAGE};"
         )),
         "{md}"
     );

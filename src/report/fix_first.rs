@@ -6,7 +6,8 @@
 
 use super::causes::Cause;
 use super::json::Report;
-use super::model::{Level, Quote, SpecRef};
+use super::model::{Level, Quote};
+pub use super::quotes::deciding;
 
 /// Causes listed before the rest is left to the findings below.
 pub const MAX: usize = 10;
@@ -33,24 +34,10 @@ pub fn of(report: &Report) -> (Vec<Item<'_>>, usize) {
     (items, more)
 }
 
-/// The first quote whose keyword is `level`'s (MUST, REQUIRED, SHALL; SHOULD, RECOMMENDED; MAY,
-/// OPTIONAL), else the first quote: the sentence a check's level stands on.
-pub fn deciding(spec: &SpecRef, level: Level) -> Option<Quote> {
-    let words: &[&str] = match level {
-        Level::Must => &["MUST", "REQUIRED", "SHALL"],
-        Level::Should => &["SHOULD", "RECOMMENDED"],
-        Level::May => &["MAY", "OPTIONAL"],
-        Level::Info => &[],
-    };
-    let quotes = spec.shown_quotes();
-    let keyed =
-        quotes.iter().position(|q| q.text.split(|c: char| !c.is_ascii_alphabetic()).any(|w| words.contains(&w)));
-    keyed.or(if quotes.is_empty() { None } else { Some(0) }).map(|i| quotes[i].clone())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::model::SpecRef;
 
     fn q(text: &str) -> Quote {
         Quote { text: text.into(), source: "a2a-spec".into(), section: "3.1".into() }

@@ -59,9 +59,12 @@ pub fn of(members: &[&CheckResult], waiting: &[&CheckResult], print: &Fingerprin
 
 /// `§3.6.2 MUST`: the keyword of the sentence that decides the root, and where it stands.
 fn keyword_place(root: &CheckResult) -> Option<String> {
-    let quote = super::fix_first::deciding(&root.spec, root.level)?;
-    let words = ["MUST NOT", "MUST", "REQUIRED", "SHALL", "SHOULD NOT", "SHOULD", "RECOMMENDED", "MAY", "OPTIONAL"];
-    let keyword = words.iter().find(|w| quote.text.contains(*w))?;
+    let quote = super::quotes::deciding(&root.spec, root.level)?;
+    // The level's own keyword only: a sentence that has none (a check graded below its
+    // sentence's keyword) gives no place.
+    let word = super::quotes::keywords(root.level).iter().find(|w| quote.text.contains(*w))?;
+    let negated = format!("{word} NOT");
+    let keyword = if quote.text.contains(&negated) { negated } else { (*word).to_owned() };
     let place = quote.place();
     let place = place.strip_prefix("A2A 1.0 ").unwrap_or(&place);
     Some(format!("{place} {keyword}"))

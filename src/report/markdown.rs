@@ -68,7 +68,7 @@ pub fn to_markdown(report: &Report) -> String {
             let c = item.cause;
             let _ = writeln!(out, "{}. **{}** {}", i + 1, c.level.as_str().to_uppercase(), cell(&c.headline));
             if let Some(e) = &c.evidence {
-                let _ = writeln!(out, "   <br>{}", code(e));
+                let _ = writeln!(out, "   <br>{}", cell(e));
             }
             if let Some(q) = &item.sentence {
                 let _ = writeln!(out, "   > {}", cell(&quotes::quoted(q)));
@@ -114,7 +114,7 @@ pub fn to_markdown(report: &Report) -> String {
         for c in causes.iter().take(MAX_FINDINGS) {
             let _ = writeln!(out, "- **{}** {}", c.level.as_str().to_uppercase(), cell(&c.headline));
             if let Some(e) = &c.evidence {
-                let _ = writeln!(out, "  <br>{}", code(e));
+                let _ = writeln!(out, "  <br>{}", cell(e));
             }
             let Some(root) = report.result(&c.root) else {
                 continue;

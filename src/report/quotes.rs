@@ -3,7 +3,7 @@
 //! never in quotation marks, so that what the spec says cannot be mistaken for how the kit reads it.
 //! The HTML page marks the same two things up instead (`<blockquote>`, a labelled reading).
 
-use super::model::{Quote, SpecRef};
+use super::model::{Level, Quote, SpecRef};
 
 /// The label of the kit's reading wherever it is shown as text.
 pub const READING: &str = "kit's reading";
@@ -34,6 +34,26 @@ pub fn lines(spec: &SpecRef) -> Vec<String> {
     let mut lines: Vec<String> = spec.shown_quotes().iter().map(quoted).collect();
     lines.extend(spec.interpretation.as_deref().map(reading));
     lines
+}
+
+/// The first quote whose keyword is `level`'s (MUST, REQUIRED, SHALL; SHOULD, RECOMMENDED; MAY,
+/// OPTIONAL), else the first quote: the sentence a check's level stands on.
+pub fn deciding(spec: &SpecRef, level: Level) -> Option<Quote> {
+    let words = keywords(level);
+    let quotes = spec.shown_quotes();
+    let keyed =
+        quotes.iter().position(|q| q.text.split(|c: char| !c.is_ascii_alphabetic()).any(|w| words.contains(&w)));
+    keyed.or(if quotes.is_empty() { None } else { Some(0) }).map(|i| quotes[i].clone())
+}
+
+/// The RFC 2119 keywords of `level`.
+pub fn keywords(level: Level) -> &'static [&'static str] {
+    match level {
+        Level::Must => &["MUST", "REQUIRED", "SHALL"],
+        Level::Should => &["SHOULD", "RECOMMENDED"],
+        Level::May => &["MAY", "OPTIONAL"],
+        Level::Info => &[],
+    }
 }
 
 #[cfg(test)]
