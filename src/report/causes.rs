@@ -709,6 +709,18 @@ mod tests {
     }
 
     #[test]
+    fn ids_are_one_story_only_at_one_place() {
+        let results = vec![
+            value("A", "Listed tasks keep their ids", "/tasks/0/id", "\"t-1\"", "\"t-2\""),
+            value("B", "Answers echo the request id", "/id", "1", "0"),
+            value("C", "Error answers echo the request id", "/id", "null", "0.5"),
+        ];
+        let told: Vec<Vec<String>> = of(&results).into_iter().map(|c| c.findings).collect();
+        // The envelope's id, wrong in two answers, is one story; a listed task's id is another.
+        assert_eq!(told, [vec!["B", "C"], vec!["A"]], "{told:?}");
+    }
+
+    #[test]
     fn ids_are_stable_and_distinct() {
         let run = || {
             vec![

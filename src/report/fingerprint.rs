@@ -418,7 +418,9 @@ pub fn candidates(r: &CheckResult) -> Vec<Fingerprint> {
         && !matches!(pointer, "/result" | "/error" | "/error/code")
         && let Some(name) = member_name(pointer)
     {
-        all.push(Fingerprint::Member { name: name.to_owned() });
+        // An id names its own object: ids are one story only at one place.
+        let name = if name == "id" { digits_blanked(pointer) } else { name.to_owned() };
+        all.push(Fingerprint::Member { name });
     }
     all
 }

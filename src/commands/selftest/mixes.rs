@@ -270,8 +270,11 @@ fn judge(faults: &[Arc<Fault>], results: &[CheckResult], graded: &BTreeSet<&str>
                 .collect();
             let common = owners.iter().skip(1).fold(owners.first().cloned().unwrap_or_default(), |a, b| &a & b);
             let all: BTreeSet<&str> = owners.iter().flatten().copied().collect();
-            (!owners.is_empty() && common.is_empty())
-                .then(|| format!("{} holds {}", c.root, all.into_iter().collect::<Vec<_>>().join(" + ")))
+            (!owners.is_empty() && common.is_empty()).then(|| {
+                let faults = all.into_iter().collect::<Vec<_>>().join(" + ");
+                let print = c.fingerprint.as_deref().map(|p| format!(" (by {p})")).unwrap_or_default();
+                format!("{} holds {faults}{print}", c.root)
+            })
         })
         .collect();
     MixRun {
