@@ -500,35 +500,7 @@ def load_client_expected(path: Path) -> dict[str, dict[str, dict[str, str]]]:
                 if not isinstance(why, str) or '§' not in why:
                     raise ExpectationError(f'{path}: {run}.{outcome}.{check_id}: quote the spec sentence with its section (§N)')
             result[run][outcome] = {str(k): v for k, v in entries.items()}
-    result['causes'] = load_causes(path, data, result)
     return result
-
-
-def load_causes(path: Path, data: dict, runs: dict) -> dict:
-    """expected.yaml `causes:` (the agent's root causes, counted by hand from its defects: slug ->
-    {title, checks}) and `cause_gaps:` (known differences of the kit's grouping, each with its
-    reason): every expected finding of either run belongs to exactly one cause."""
-    causes = data.get('causes') or {}
-    gaps = data.get('cause_gaps') or {}
-    if not isinstance(causes, dict) or not isinstance(gaps, dict):
-        raise ExpectationError(f'{path}: causes and cause_gaps must be maps')
-    findings = {c for run in runs.values() for o in OUTCOMES for c in run.get(o, {})}
-    owner: dict[str, str] = {}
-    for slug, cause in causes.items():
-        if not isinstance(cause, dict) or not str(cause.get('title') or '').strip():
-            raise ExpectationError(f'{path}: causes.{slug} needs a title')
-        for check_id in cause.get('checks') or []:
-            if check_id in owner:
-                raise ExpectationError(f'{path}: {check_id} is in causes {owner[check_id]} and {slug}')
-            if check_id not in findings:
-                raise ExpectationError(f'{path}: causes.{slug}: {check_id} is no expected fail, warn or error')
-            owner[check_id] = str(slug)
-    if causes and findings - set(owner):
-        raise ExpectationError(f'{path}: expected findings in no cause: {sorted(findings - set(owner))}')
-    for key, why in gaps.items():
-        if not isinstance(why, str) or not why.strip():
-            raise ExpectationError(f'{path}: cause_gaps.{key} has no reason')
-    return {'owner': owner, 'gaps': {str(k): v for k, v in gaps.items()}}
 
 
 def client_findings(report: dict) -> tuple[dict[str, dict[str, str]], dict[str, dict]]:
