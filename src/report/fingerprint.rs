@@ -589,7 +589,7 @@ fn instance_value(actual: &str) -> Option<String> {
 }
 
 /// The last named member of a pointer (`/tasks/0/history` → `history`).
-fn member_name(pointer: &str) -> Option<&str> {
+pub fn member_name(pointer: &str) -> Option<&str> {
     pointer.rsplit('/').find(|s| !s.is_empty() && !s.bytes().all(|b| b.is_ascii_digit()))
 }
 

@@ -6,7 +6,7 @@
 
 use super::diagnosis::DIAGNOSES;
 use super::errors::described;
-use super::fingerprint::{Fingerprint, code_words, failing_reply, http_words};
+use super::fingerprint::{Fingerprint, code_words, failing_reply, http_words, member_name};
 use super::model::{CheckResult, ReplyKind, WANTED_ERROR, WANTED_RESULT, WANTED_STREAM};
 use super::text::truncate;
 
@@ -185,7 +185,7 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> (String, Option<S
             (format!("{}: {requirement} does not hold", member_seen(name, actual)), None)
         }
         Fingerprint::Missing { pointer } => {
-            let name = member_name(pointer);
+            let name = member_name(pointer).unwrap_or("(root)");
             let words = match (one, method) {
                 (true, Some(m)) => format!("{m}'s answer lacks `{name}`"),
                 (false, Some(m)) => format!("{m}'s answers lack `{name}`"),
@@ -195,7 +195,7 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> (String, Option<S
             (words, None)
         }
         Fingerprint::Value { pointer, expected, actual } => {
-            let name = member_name(pointer);
+            let name = member_name(pointer).unwrap_or("(root)");
             let evidence = format!(
                 "{} at {} where {} is due",
                 truncate(actual, MAX_VALUE),
@@ -257,11 +257,6 @@ fn kit_words(members: &[&CheckResult], print: &Fingerprint) -> (String, Option<S
         // what the agent did instead.
         Fingerprint::Alone => (not_met(root), None),
     }
-}
-
-/// The name of a member a pointer ends at (`/tasks/0/history` → `history`; the root → `(root)`).
-fn member_name(pointer: &str) -> &str {
-    pointer.rsplit('/').find(|s| !s.is_empty() && !s.bytes().all(|b| b.is_ascii_digit())).unwrap_or("(root)")
 }
 
 /// The error a check's `expected` names, by its spec name when it is one code.
